@@ -1,0 +1,238 @@
+//! The checks: one rule per file, in the manner of ruff's rules.
+//!
+//! Every file declares one [`Rule`] with [`crate::declare_rule!`] (its doc
+//! comment is what `maestro explain CODE` prints). Rules whose findings come
+//! from the load or parse stage only declare the rule; the others also have
+//! a `check(&Model, &mut Vec<Finding>)` function, listed in [`CHECKS`].
+//! Checks read the [`Model`], never the file system.
+
+use crate::diagnostic::{Finding, Rule};
+use crate::model::{Model, Skill, ToolRef};
+use rayon::prelude::*;
+
+macro_rules! modules {
+    ($($m:ident),* $(,)?) => { $(pub mod $m;)* };
+}
+
+// Load and parse stage rules.
+modules!(
+    files_binary,
+    files_not_utf8,
+    files_too_large,
+    files_symlink_loop,
+    files_unreadable,
+    yaml_syntax,
+    yaml_ambiguous_scalar,
+    yaml_duplicate_key,
+    yaml_alias_limit,
+    yaml_multiple_documents,
+    yaml_unsupported_tag,
+    skill_invalid_frontmatter_delimiter,
+    skill_invalid_frontmatter,
+    skill_unknown_frontmatter_key,
+    skill_requires_removed,
+    skill_invalid_boolean_frontmatter,
+    import_tools_invalid,
+    tool_constraint_invalid,
+);
+
+// Model checks.
+modules!(
+    project_missing_skills,
+    skill_missing_skill_md,
+    skill_invalid_id,
+    skill_reserved_id,
+    skill_missing_description,
+    tools_reserved_name,
+    tools_future_reserved_name,
+    tools_missing_description,
+    tools_not_async,
+    tools_context_parameter,
+    tools_return_annotation,
+    tools_duplicate_name,
+    tools_unsupported_parameter,
+    tools_shadowed,
+    tools_import_failed,
+    tools_deferred_local_import,
+    import_tools_unknown_shared_tool,
+    import_tools_local_tool,
+    import_tools_duplicate,
+    import_tools_unknown_mcp_server,
+    tools_undeclared_memory_write,
+    tools_denied_memory_write,
+    tools_reserved_memory_write,
+    tools_qualified_memory_write,
+    tools_dynamic_memory_write,
+);
+
+pub mod memory_writes;
+
+/// A check over the model.
+pub type Check = fn(&Model, &mut Vec<Finding>);
+
+/// Every rule, for `explain`, SARIF and the docs.
+pub static RULES: &[&Rule] = &[
+    &files_binary::RULE,
+    &files_not_utf8::RULE,
+    &files_too_large::RULE,
+    &files_symlink_loop::RULE,
+    &files_unreadable::RULE,
+    &yaml_syntax::RULE,
+    &yaml_ambiguous_scalar::RULE,
+    &yaml_duplicate_key::RULE,
+    &yaml_alias_limit::RULE,
+    &yaml_multiple_documents::RULE,
+    &yaml_unsupported_tag::RULE,
+    &skill_invalid_frontmatter_delimiter::RULE,
+    &skill_invalid_frontmatter::RULE,
+    &skill_unknown_frontmatter_key::RULE,
+    &skill_requires_removed::RULE,
+    &skill_invalid_boolean_frontmatter::RULE,
+    &import_tools_invalid::RULE,
+    &tool_constraint_invalid::RULE,
+    &project_missing_skills::RULE,
+    &skill_missing_skill_md::RULE,
+    &skill_invalid_id::RULE,
+    &skill_reserved_id::RULE,
+    &skill_missing_description::RULE,
+    &tools_reserved_name::RULE,
+    &tools_future_reserved_name::RULE,
+    &tools_missing_description::RULE,
+    &tools_not_async::RULE,
+    &tools_context_parameter::RULE,
+    &tools_return_annotation::RULE,
+    &tools_duplicate_name::RULE,
+    &tools_unsupported_parameter::RULE,
+    &tools_shadowed::RULE,
+    &tools_import_failed::RULE,
+    &tools_deferred_local_import::RULE,
+    &import_tools_unknown_shared_tool::RULE,
+    &import_tools_local_tool::RULE,
+    &import_tools_duplicate::RULE,
+    &import_tools_unknown_mcp_server::RULE,
+    &tools_undeclared_memory_write::RULE,
+    &tools_denied_memory_write::RULE,
+    &tools_reserved_memory_write::RULE,
+    &tools_qualified_memory_write::RULE,
+    &tools_dynamic_memory_write::RULE,
+];
+
+/// Every check over the model.
+pub static CHECKS: &[Check] = &[
+    project_missing_skills::check,
+    skill_missing_skill_md::check,
+    skill_invalid_id::check,
+    skill_reserved_id::check,
+    skill_missing_description::check,
+    tools_reserved_name::check,
+    tools_future_reserved_name::check,
+    tools_missing_description::check,
+    tools_not_async::check,
+    tools_context_parameter::check,
+    tools_return_annotation::check,
+    tools_duplicate_name::check,
+    tools_unsupported_parameter::check,
+    tools_shadowed::check,
+    tools_import_failed::check,
+    tools_deferred_local_import::check,
+    import_tools_unknown_shared_tool::check,
+    import_tools_local_tool::check,
+    import_tools_duplicate::check,
+    import_tools_unknown_mcp_server::check,
+    tools_undeclared_memory_write::check,
+    tools_denied_memory_write::check,
+    tools_reserved_memory_write::check,
+    tools_qualified_memory_write::check,
+    tools_dynamic_memory_write::check,
+];
+
+/// Look up a rule by its code.
+pub fn rule(code: &str) -> Option<&'static Rule> {
+    RULES.iter().copied().find(|r| r.code == code)
+}
+
+/// Run every check over the model, in parallel.
+pub fn run(model: &Model) -> Vec<Finding> {
+    CHECKS
+        .par_iter()
+        .flat_map_iter(|check| {
+            let mut out = Vec::new();
+            check(model, &mut out);
+            out
+        })
+        .collect()
+}
+
+/// Locate a finding about a skill as a whole: its `skill.md` header when it
+/// has one, else its folder.
+pub(crate) fn at_skill(model: &Model, skill: &Skill, f: Finding, label: &str) -> Finding {
+    let _ = model;
+    match (skill.skill_md, &skill.doc) {
+        (Some(file), Some(doc)) => f.at(file, doc.header_span, label),
+        _ => f.at_path(format!("skills/{}/", skill.id)),
+    }
+}
+
+/// Whether `name` is one of the framework tool names (current or future).
+pub(crate) fn is_reserved(name: &str) -> bool {
+    tools_reserved_name::RESERVED.contains(&name)
+        || tools_future_reserved_name::FUTURE_RESERVED.contains(&name)
+}
+
+/// The skill folder whose local modules define `name` (the later folder in
+/// sort order wins), with the definition.
+pub(crate) fn local_owner<'m>(model: &'m Model, name: &str) -> Option<(&'m str, ToolRef)> {
+    model.skills.iter().rev().find_map(|s| {
+        s.tools
+            .iter()
+            .find(|t| t.name == name && !t.shared)
+            .map(|t| (s.id.as_str(), t.def))
+    })
+}
+
+/// Report tool definitions and `import_tools` entries whose name is in
+/// `names`.
+pub(crate) fn reserved_names(
+    model: &Model,
+    names: &[&str],
+    rule: &'static Rule,
+    why: &str,
+    out: &mut Vec<Finding>,
+) {
+    for m in &model.modules {
+        for t in m
+            .ast
+            .tools
+            .iter()
+            .filter(|t| names.contains(&t.name.as_str()))
+        {
+            out.push(
+                rule.finding(format!("tool `{}` uses a reserved name ({why})", t.name))
+                    .at(m.file, t.name_span, "reserved name")
+                    .help("rename the function to a name that says what it does; the runtime adds the framework tools itself"),
+            );
+        }
+    }
+    for skill in &model.skills {
+        let (Some(doc), Some(file)) = (&skill.doc, skill.skill_md) else {
+            continue;
+        };
+        for entry in &doc.import_tools {
+            let bare = entry
+                .value
+                .strip_prefix("mcp/")
+                .and_then(|r| r.split_once(':').map(|(_, t)| t))
+                .unwrap_or(&entry.value);
+            if names.contains(&bare) {
+                out.push(
+                    rule.finding(format!(
+                        "`import_tools` entry `{}` uses a reserved name ({why})",
+                        entry.value
+                    ))
+                    .at(file, entry.span, "reserved name")
+                    .help("framework tools are offered automatically; rename the imported tool"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! maestro: validator, trainer and runtime for skill-based LLM agent
+//! projects. See `ARCHITECTURE.md` for the bird's-eye view.
+//!
+//! The check pipeline is: [`loader::load`] (the only file I/O) →
+//! [`parse::parse_all`] (each file on its own, in parallel) →
+//! [`model::Model::build`] (one semantic model) → [`checks::run`].
+
+pub mod checks;
+pub mod diagnostic;
+pub mod loader;
+pub mod memory;
+pub mod model;
+pub mod parse;
+pub mod python;
+pub mod render;
+pub mod skill_md;
+pub mod source;
+pub mod suggest;
+pub mod yaml;
+
+use diagnostic::Finding;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The result of checking one project.
+#[derive(Debug)]
+pub struct CheckOutcome {
+    pub model: model::Model,
+    /// Every finding, sorted by file, position and code.
+    pub findings: Vec<Finding>,
+    pub elapsed: Duration,
+}
+
+/// Load, parse, resolve and check the project at `root`.
+pub fn check(root: &Path) -> Result<CheckOutcome, loader::LoadError> {
+    let start = Instant::now();
+    let mut loaded = loader::load(root)?;
+    let mut findings = std::mem::take(&mut loaded.findings);
+    let (parsed, mut parse_findings) = parse::parse_all(&loaded);
+    findings.append(&mut parse_findings);
+    let model = model::Model::build(loaded, parsed);
+    findings.extend(checks::run(&model));
+    diagnostic::sort_findings(&mut findings, &model.db);
+    Ok(CheckOutcome {
+        model,
+        findings,
+        elapsed: start.elapsed(),
+    })
+}
