@@ -27,36 +27,31 @@ crate::declare_rule! {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for skill in &model.skills {
-        let (Some(doc), Some(file)) = (&skill.doc, skill.skill_md) else {
+    for (skill, file, entry) in super::import_entries(model) {
+        let name = entry.value.as_str();
+        if name.starts_with("mcp/") || model.shared_tools.contains_key(name) {
+            continue;
+        }
+        let Some((owner, def)) = super::local_owner(model, name) else {
             continue;
         };
-        for entry in &doc.import_tools {
-            let name = entry.value.as_str();
-            if name.starts_with("mcp/") || model.shared_tools.contains_key(name) {
-                continue;
-            }
-            let Some((owner, def)) = super::local_owner(model, name) else {
-                continue;
-            };
-            let module = model.module(def);
-            let (msg, help) = if owner == skill.id {
-                (
-                    format!("`{name}` is a tool of this skill; `import_tools` is only for shared tools"),
-                    "remove the entry: the skill's own tools are found automatically".to_string(),
-                )
-            } else {
-                (
-                    format!("`{name}` is local to skill `{owner}` and cannot be imported"),
-                    format!("move `{name}` to a file under the agent-root `tools/` folder to share it, or remove the entry"),
-                )
-            };
-            out.push(
-                RULE.finding(msg)
-                    .at(file, entry.span, "not a shared tool")
-                    .label(module.file, model.def(def).name_span, format!("defined in {}", module.path))
-                    .help(help),
-            );
-        }
+        let module = model.module(def);
+        let (msg, help) = if owner == skill.id {
+            (
+                format!("`{name}` is a tool of this skill; `import_tools` is only for shared tools"),
+                "remove the entry: the skill's own tools are found automatically".to_string(),
+            )
+        } else {
+            (
+                format!("`{name}` is local to skill `{owner}` and cannot be imported"),
+                format!("move `{name}` to a file under the agent-root `tools/` folder to share it, or remove the entry"),
+            )
+        };
+        out.push(
+            RULE.finding(msg)
+                .at(file, entry.span, "not a shared tool")
+                .label(module.file, model.def(def).name_span, format!("defined in {}", module.path))
+                .help(help),
+        );
     }
 }

@@ -29,31 +29,26 @@ crate::declare_rule! {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for skill in &model.skills {
-        let (Some(doc), Some(file)) = (&skill.doc, skill.skill_md) else {
+    for (_, file, entry) in super::import_entries(model) {
+        let Some(rest) = entry.value.strip_prefix("mcp/") else {
             continue;
         };
-        for entry in &doc.import_tools {
-            let Some(rest) = entry.value.strip_prefix("mcp/") else {
-                continue;
-            };
-            let Ok((server, _)) = crate::skill_md::parse_mcp(rest) else {
-                continue;
-            };
-            if model.mcp_servers.iter().any(|s| s == server) {
-                continue;
-            }
-            let help = match did_you_mean(server, model.mcp_servers.iter().map(String::as_str)) {
-                Some(s) => format!("did you mean `mcp/{s}:...`?"),
-                None => format!("add `- name: {server}` with its `url` under `mcp_servers` in integrations.yml"),
-            };
-            out.push(
-                RULE.finding(format!(
-                    "MCP server `{server}` is not configured under `mcp_servers` in integrations.yml"
-                ))
-                .at(file, entry.span, "unknown server")
-                .help(help),
-            );
+        let Ok((server, _)) = crate::skill_md::parse_mcp(rest) else {
+            continue;
+        };
+        if model.mcp_servers.iter().any(|s| s == server) {
+            continue;
         }
+        let help = match did_you_mean(server, model.mcp_servers.iter().map(String::as_str)) {
+            Some(s) => format!("did you mean `mcp/{s}:...`?"),
+            None => format!("add `- name: {server}` with its `url` under `mcp_servers` in integrations.yml"),
+        };
+        out.push(
+            RULE.finding(format!(
+                "MCP server `{server}` is not configured under `mcp_servers` in integrations.yml"
+            ))
+            .at(file, entry.span, "unknown server")
+            .help(help),
+        );
     }
 }

@@ -28,33 +28,28 @@ crate::declare_rule! {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for skill in &model.skills {
-        let (Some(doc), Some(file)) = (&skill.doc, skill.skill_md) else {
+    for (_, file, entry) in super::import_entries(model) {
+        let name = entry.value.as_str();
+        if name.starts_with("mcp/")
+            || model.shared_tools.contains_key(name)
+            || super::local_owner(model, name).is_some()
+            || super::is_reserved(name)
+        {
             continue;
-        };
-        for entry in &doc.import_tools {
-            let name = entry.value.as_str();
-            if name.starts_with("mcp/")
-                || model.shared_tools.contains_key(name)
-                || super::local_owner(model, name).is_some()
-                || super::is_reserved(name)
-            {
-                continue;
-            }
-            let mut f = RULE
-                .finding(format!("`import_tools` names `{name}`, but no shared tool has that name"))
-                .at(file, entry.span, "not defined in tools/*.py");
-            f = match did_you_mean(name, model.shared_tools.keys().map(String::as_str)) {
-                Some(s) => {
-                    let def = model.shared_tools[s];
-                    f.label(model.module(def).file, model.def(def).name_span, "a shared tool with a similar name")
-                        .help(format!("did you mean `{s}`?"))
-                }
-                None => f.help(format!(
-                    "define `@tool async def {name}(...)` in a file under the agent-root `tools/` folder, or remove the entry"
-                )),
-            };
-            out.push(f);
         }
+        let mut f = RULE
+            .finding(format!("`import_tools` names `{name}`, but no shared tool has that name"))
+            .at(file, entry.span, "not defined in tools/*.py");
+        f = match did_you_mean(name, model.shared_tools.keys().map(String::as_str)) {
+            Some(s) => {
+                let def = model.shared_tools[s];
+                f.label(model.module(def).file, model.def(def).name_span, "a shared tool with a similar name")
+                    .help(format!("did you mean `{s}`?"))
+            }
+            None => f.help(format!(
+                "define `@tool async def {name}(...)` in a file under the agent-root `tools/` folder, or remove the entry"
+            )),
+        };
+        out.push(f);
     }
 }

@@ -236,3 +236,24 @@ pub(crate) fn reserved_names(
         }
     }
 }
+
+/// Every `import_tools` entry of every skill, with the skill and its
+/// `skill.md`.
+pub(crate) fn import_entries(
+    model: &Model,
+) -> impl Iterator<
+    Item = (
+        &Skill,
+        crate::source::FileId,
+        &crate::skill_md::Spanned<String>,
+    ),
+> {
+    model.skills.iter().flat_map(|skill| {
+        let file = skill.skill_md;
+        skill
+            .doc
+            .iter()
+            .flat_map(|d| d.import_tools.iter())
+            .filter_map(move |entry| file.map(|f| (skill, f, entry)))
+    })
+}
