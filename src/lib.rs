@@ -11,11 +11,13 @@ pub mod loader;
 pub mod memory;
 pub mod model;
 pub mod parse;
+pub mod probe;
 pub mod python;
 pub mod render;
 pub mod skill_md;
 pub mod source;
 pub mod suggest;
+pub mod support;
 pub mod yaml;
 
 use diagnostic::Finding;

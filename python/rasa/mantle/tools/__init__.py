@@ -1,0 +1,1 @@
+"""Tool decorator, context and result (maestro support package)."""
