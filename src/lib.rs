@@ -5,6 +5,7 @@
 //! [`parse::parse_all`] (each file on its own, in parallel) →
 //! [`model::Model::build`] (one semantic model) → [`checks::run`].
 
+pub mod archive;
 pub mod checks;
 pub mod diagnostic;
 pub mod loader;
