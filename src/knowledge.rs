@@ -323,7 +323,11 @@ impl KnowledgeIndex {
         if query_terms.is_empty() {
             return Vec::new();
         }
-        let avg_len = if self.avg_len > 0.0 { self.avg_len } else { 1.0 };
+        let avg_len = if self.avg_len > 0.0 {
+            self.avg_len
+        } else {
+            1.0
+        };
 
         let mut hits: Vec<Hit<'_>> = Vec::new();
         for (i, chunk) in self.chunks.iter().enumerate() {
@@ -649,7 +653,10 @@ fn overlap_start(text: &str, cs: usize, ce: usize, m: usize, config: ChunkingCon
             break;
         }
         let p = cs + i;
-        let prev_ws = text[..p].chars().next_back().is_some_and(char::is_whitespace);
+        let prev_ws = text[..p]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_whitespace);
         if prev_ws && !c.is_whitespace() {
             q = p;
         }
@@ -807,7 +814,7 @@ mod tests {
 
     #[test]
     fn overlap_is_whole_words() {
-        // An overlap of 5 chars cannot hold "bbbbbb"; only " cc" fits.
+        // An overlap of 5 chars cannot hold "bbbbbb cc"; only "cc" fits.
         let text = "aaaa bbbbbb cc dddd";
         let index = build(&[doc("r.md", None, text)], cfg(14, 5));
         assert_eq!(texts(&index), vec!["aaaa bbbbbb cc", "cc dddd"]);
@@ -918,7 +925,11 @@ mod tests {
     fn scoped_index() -> KnowledgeIndex {
         build(
             &[
-                doc("references/global.md", None, "Shipping policy: parcels ship daily."),
+                doc(
+                    "references/global.md",
+                    None,
+                    "Shipping policy: parcels ship daily.",
+                ),
                 doc(
                     "skills/cards/references/cards.md",
                     Some("cards"),
@@ -937,9 +948,8 @@ mod tests {
     #[test]
     fn scope_filtering() {
         let index = scoped_index();
-        let paths = |hits: Vec<Hit>| -> Vec<String> {
-            hits.iter().map(|h| h.chunk.path.clone()).collect()
-        };
+        let paths =
+            |hits: Vec<Hit>| -> Vec<String> { hits.iter().map(|h| h.chunk.path.clone()).collect() };
         assert_eq!(
             paths(index.search("policy", None, 10)),
             vec!["references/global.md"]
@@ -958,10 +968,26 @@ mod tests {
     #[test]
     fn ranking_sanity() {
         let docs = [
-            doc("a.md", None, "The agent answers questions about orders and shipping."),
-            doc("b.md", None, "Orders can be cancelled within a day. Refunds take a week."),
-            doc("c.md", None, "The zygomorphic flower diagram explains orders of petals."),
-            doc("d.md", None, "Shipping orders abroad requires customs forms."),
+            doc(
+                "a.md",
+                None,
+                "The agent answers questions about orders and shipping.",
+            ),
+            doc(
+                "b.md",
+                None,
+                "Orders can be cancelled within a day. Refunds take a week.",
+            ),
+            doc(
+                "c.md",
+                None,
+                "The zygomorphic flower diagram explains orders of petals.",
+            ),
+            doc(
+                "d.md",
+                None,
+                "Shipping orders abroad requires customs forms.",
+            ),
         ];
         let index = build(&docs, ChunkingConfig::default());
         let hits = index.search("zygomorphic orders", None, 10);
@@ -978,7 +1004,10 @@ mod tests {
         assert!(index.search("nonexistent", None, 10).is_empty());
         // Equal documents tie and are ordered by id.
         let twins = build(
-            &[doc("x.md", None, "same words"), doc("y.md", None, "same words")],
+            &[
+                doc("x.md", None, "same words"),
+                doc("y.md", None, "same words"),
+            ],
             ChunkingConfig::default(),
         );
         let hits = twins.search("words", None, 10);
@@ -1039,7 +1068,11 @@ mod tests {
             .collect();
         let docs = [
             doc("references/long.md", None, &long),
-            doc("skills/s/references/x.md", Some("s"), "# H\n\nThree odd words: 1 22 333."),
+            doc(
+                "skills/s/references/x.md",
+                Some("s"),
+                "# H\n\nThree odd words: 1 22 333.",
+            ),
         ];
         let a = build(&docs, cfg(120, 30));
         let b = build(&docs, cfg(120, 30));

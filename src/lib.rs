@@ -8,6 +8,7 @@
 pub mod archive;
 pub mod checks;
 pub mod diagnostic;
+pub mod knowledge;
 pub mod loader;
 pub mod memory;
 pub mod model;
