@@ -26,19 +26,68 @@ pub const KNOWN_KEYS: &[&str] = &[
 ];
 
 /// A value with the span it came from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Spanned<T> {
     pub value: T,
     pub span: Span,
 }
 
 /// One `tool_constraints` item: `- <tool>: {options}`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolConstraint {
     pub tool: Spanned<String>,
-    /// The options mapping (None when the value is null).
-    pub options: Option<Node>,
+    /// The `requires:` condition text.
+    pub requires: Option<Text>,
+    /// `requires_confirmation`, when present and well-formed.
+    pub confirmation: Option<Confirmation>,
+    pub on_success: Option<Spanned<String>>,
+    pub on_failure: Option<Spanned<String>>,
 }
+
+/// A string value and where its characters are: `span` is the whole YAML
+/// scalar, `inner` the characters of the value (inside the quotes). When
+/// `exact` is true the value is the verbatim text at `inner` (no escapes or
+/// line folding), so an offset into the value maps to `inner.start + offset`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Text {
+    pub value: String,
+    pub span: Span,
+    pub inner: Span,
+    pub exact: bool,
+}
+
+impl Text {
+    /// Map a span inside `value` to a span in the file (the whole scalar
+    /// when the value is not verbatim).
+    pub fn map(&self, inside: Span) -> Span {
+        if self.exact && inside.end <= self.value.len() {
+            inside.shifted(self.inner.start)
+        } else {
+            self.span
+        }
+    }
+}
+
+/// `requires_confirmation` of a tool constraint.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Confirmation {
+    pub enabled: bool,
+    /// The `requires_confirmation` key.
+    pub span: Span,
+    pub utter_for_confirmation: Option<Spanned<String>>,
+    pub utter_on_user_denial: Option<Spanned<String>>,
+}
+
+/// Option keys of a tool constraint.
+pub const CONSTRAINT_KEYS: &[&str] = &[
+    "requires",
+    "requires_confirmation",
+    "on_success",
+    "on_failure",
+];
+/// Keys of `requires_confirmation`.
+pub const CONFIRMATION_KEYS: &[&str] =
+    &["enabled", "utter_for_confirmation", "utter_on_user_denial"];
 
 /// The parsed `skill.md`.
 #[derive(Debug, Clone, Default)]
@@ -148,7 +197,7 @@ pub fn parse(file: FileId, text: &str) -> (SkillDoc, Vec<Finding>) {
                 }
             }
             "import_tools" => import_tools(file, value, &mut doc, &mut findings),
-            "tool_constraints" => tool_constraints(file, value, &mut doc, &mut findings),
+            "tool_constraints" => tool_constraints(file, text, value, &mut doc, &mut findings),
             "complete_when" | "utter" | "knowledge_answering" | "routing" => {}
             "requires" => findings.push(
                 checks::skill_requires_removed::RULE
@@ -307,7 +356,13 @@ pub fn parse_mcp(rest: &str) -> Result<(&str, &str), String> {
     Ok((server, tool))
 }
 
-fn tool_constraints(file: FileId, value: &Node, doc: &mut SkillDoc, findings: &mut Vec<Finding>) {
+fn tool_constraints(
+    file: FileId,
+    text: &str,
+    value: &Node,
+    doc: &mut SkillDoc,
+    findings: &mut Vec<Finding>,
+) {
     let items = match &value.value {
         Value::Null => return,
         Value::Seq(items) => items,
@@ -357,13 +412,167 @@ fn tool_constraints(file: FileId, value: &Node, doc: &mut SkillDoc, findings: &m
             );
             continue;
         };
-        doc.tool_constraints.push(ToolConstraint {
+        let mut c = ToolConstraint {
             tool: Spanned {
                 value: name.to_string(),
                 span: key.span,
             },
-            options: (!options.is_null()).then(|| options.clone()),
-        });
+            ..Default::default()
+        };
+        constraint_options(file, text, options, &mut c, findings);
+        doc.tool_constraints.push(c);
+    }
+}
+
+fn constraint_options(
+    file: FileId,
+    text: &str,
+    options: &Node,
+    c: &mut ToolConstraint,
+    findings: &mut Vec<Finding>,
+) {
+    let invalid = |span: Span, msg: String, label: &str, help: String| {
+        checks::tool_constraint_invalid::RULE
+            .finding(msg)
+            .at(file, span, label)
+            .help(help)
+    };
+    match &options.value {
+        Value::Null => return,
+        Value::Map(_) => {}
+        _ => {
+            findings.push(invalid(
+                options.span,
+                format!(
+                    "the options of `{}` must be a mapping, but they are {}",
+                    c.tool.value,
+                    with_article(options.type_name())
+                ),
+                "expected `requires:`, `requires_confirmation:`, `on_success:` or `on_failure:`",
+                format!(
+                    "- {}:\n    requires: \"session.<skill_id>.<entry>\"",
+                    c.tool.value
+                ),
+            ));
+            return;
+        }
+    }
+    let string =
+        |key: &Node, value: &Node, findings: &mut Vec<Finding>| -> Option<Spanned<String>> {
+            match &value.value {
+                Value::Str(v) => Some(Spanned {
+                    value: v.clone(),
+                    span: value.span,
+                }),
+                _ => {
+                    findings.push(invalid(
+                        value.span,
+                        format!(
+                            "`{}` must be a string, but it is {}",
+                            key.key_str().unwrap_or_default(),
+                            with_article(value.type_name())
+                        ),
+                        "expected a string",
+                        "quote the value".to_string(),
+                    ));
+                    None
+                }
+            }
+        };
+    for (key, value) in options.entries() {
+        let Some(k) = key.key_str() else { continue };
+        match k.as_str() {
+            "requires" => {
+                if let Some(v) = string(key, value, findings) {
+                    let inner = crate::yaml::inner_span(value, text);
+                    let exact = text.get(inner.range()) == Some(v.value.as_str());
+                    c.requires = Some(Text {
+                        value: v.value,
+                        span: v.span,
+                        inner,
+                        exact,
+                    });
+                }
+            }
+            "on_success" => c.on_success = string(key, value, findings),
+            "on_failure" => c.on_failure = string(key, value, findings),
+            "requires_confirmation" => {
+                if !matches!(value.value, Value::Map(_)) {
+                    findings.push(invalid(
+                        if value.is_null() {
+                            key.span
+                        } else {
+                            value.span
+                        },
+                        format!(
+                            "`requires_confirmation` must be a mapping, but it is {}",
+                            with_article(value.type_name())
+                        ),
+                        "expected `enabled: true` and optional response names",
+                        "requires_confirmation:\n  enabled: true".to_string(),
+                    ));
+                    continue;
+                }
+                let mut conf = Confirmation {
+                    span: key.span,
+                    ..Default::default()
+                };
+                for (ck, cv) in value.entries() {
+                    let Some(name) = ck.key_str() else { continue };
+                    match name.as_str() {
+                        "enabled" => match cv.value {
+                            Value::Bool(b) => conf.enabled = b,
+                            _ => findings.push(invalid(
+                                cv.span,
+                                format!(
+                                    "`enabled` must be true or false, but it is {}",
+                                    with_article(cv.type_name())
+                                ),
+                                "not a boolean",
+                                "write `enabled: true` (unquoted)".to_string(),
+                            )),
+                        },
+                        "utter_for_confirmation" | "utter_on_user_denial" => {
+                            let v = if cv.is_null() {
+                                None
+                            } else {
+                                string(ck, cv, findings)
+                            };
+                            if name == "utter_for_confirmation" {
+                                conf.utter_for_confirmation = v;
+                            } else {
+                                conf.utter_on_user_denial = v;
+                            }
+                        }
+                        other => findings.push(unknown_key(
+                            file,
+                            ck.span,
+                            other,
+                            CONFIRMATION_KEYS,
+                            "requires_confirmation",
+                        )),
+                    }
+                }
+                c.confirmation = Some(conf);
+            }
+            other => findings.push(unknown_key(
+                file,
+                key.span,
+                other,
+                CONSTRAINT_KEYS,
+                "a tool constraint",
+            )),
+        }
+    }
+}
+
+fn unknown_key(file: FileId, span: Span, key: &str, known: &[&str], what: &str) -> Finding {
+    let f = checks::tool_constraint_invalid::RULE
+        .finding(format!("unknown key `{key}` in {what}"))
+        .at(file, span, "unknown key");
+    match did_you_mean(key, known.iter().copied()) {
+        Some(s) => f.help(format!("did you mean `{s}`?")),
+        None => f.help(format!("the accepted keys are {}", known.join(", "))),
     }
 }
 
@@ -482,7 +691,11 @@ mod tests {
             .map(|c| c.tool.value.as_str())
             .collect();
         assert_eq!(tools, ["a", "b"]);
-        assert!(doc.tool_constraints[1].options.is_none());
+        assert!(doc.tool_constraints[1].requires.is_none());
+        assert_eq!(
+            doc.tool_constraints[0].requires.as_ref().unwrap().value,
+            "x"
+        );
         let codes: Vec<&str> = findings.iter().map(|f| f.code).collect();
         assert_eq!(
             codes,
@@ -492,6 +705,36 @@ mod tests {
                 "tool_constraint.invalid"
             ]
         );
+    }
+
+    #[test]
+    fn constraint_options() {
+        let text = "---\ndescription: d\ntool_constraints:\n  - a:\n      requires: \"session.a.b == 'x'\"\n      requires_confirmation:\n        enabled: true\n        utter_for_confirmation: utter_ask\n      on_success: utter_ok\n  - b:\n      require: x\n      requires_confirmation:\n  - c:\n      requires_confirmation:\n        enabled: \"true\"\n        utter_on_denial: u\n      on_failure: 3\n---\nb\n";
+        let (doc, findings) = parse_str(text);
+        let a = &doc.tool_constraints[0];
+        let req = a.requires.as_ref().unwrap();
+        assert!(req.exact);
+        assert_eq!(&text[req.inner.range()], "session.a.b == 'x'");
+        assert_eq!(&text[req.map(Span::new(8, 11)).range()], "a.b");
+        let conf = a.confirmation.as_ref().unwrap();
+        assert!(conf.enabled);
+        assert_eq!(
+            conf.utter_for_confirmation.as_ref().unwrap().value,
+            "utter_ask"
+        );
+        assert_eq!(a.on_success.as_ref().unwrap().value, "utter_ok");
+        let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown key `require` in a tool constraint",
+                "`requires_confirmation` must be a mapping, but it is empty (null)",
+                "`enabled` must be true or false, but it is a string",
+                "unknown key `utter_on_denial` in requires_confirmation",
+                "`on_failure` must be a string, but it is an integer",
+            ]
+        );
+        assert!(findings.iter().all(|f| f.code == "tool_constraint.invalid"));
     }
 
     #[test]

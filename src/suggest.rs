@@ -10,6 +10,9 @@ pub fn article(word: &str) -> &'static str {
 
 /// `word` with its indefinite article: "an integer", "a list".
 pub fn with_article(word: &str) -> String {
+    if word == "null" {
+        return "empty (null)".to_string();
+    }
     format!("{} {word}", article(word))
 }
 
