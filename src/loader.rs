@@ -95,6 +95,9 @@ pub struct LoadedProject {
     pub python_modules: BTreeSet<String>,
     /// Problems found while loading.
     pub findings: Vec<Finding>,
+    /// The files a packaged model carries ([`is_packaged`]), as bytes, in
+    /// path order; only filled by [`load_for_package`].
+    pub package_files: Vec<(String, Vec<u8>)>,
 }
 
 impl LoadedProject {
@@ -121,6 +124,48 @@ impl std::fmt::Display for LoadError {
 
 /// Load the project rooted at `root`.
 pub fn load(root: &Path) -> Result<LoadedProject, LoadError> {
+    load_with(root, false)
+}
+
+/// Load the project and also read every file a packaged model carries
+/// (`train`).
+pub fn load_for_package(root: &Path) -> Result<LoadedProject, LoadError> {
+    load_with(root, true)
+}
+
+/// Whether the file at `rel` (relative, `/`-separated) goes into the
+/// packaged model: Python sources of skills, shared tools and `lib/`, other
+/// files under `lib/`, and reference documents. Hidden files and folders
+/// (`.env`, `.git`), caches, compiled files and files that usually hold
+/// secrets are never packaged.
+pub fn is_packaged(rel: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let name = parts.last().copied().unwrap_or("");
+    let secret = name.ends_with(".pem")
+        || name.ends_with(".key")
+        || name.ends_with(".p12")
+        || name.starts_with("id_rsa")
+        || name.starts_with("credentials")
+        || name.starts_with("secrets");
+    if secret
+        || name.ends_with(".pyc")
+        || parts
+            .iter()
+            .any(|p| p.starts_with('.') || IGNORED_DIRS.contains(p))
+    {
+        return false;
+    }
+    match parts.as_slice() {
+        ["lib", ..] => true,
+        ["tools", .., _] => name.ends_with(".py"),
+        ["references", .., _] => name.ends_with(".md"),
+        ["skills", id, "references", .., _] => !id.starts_with('_') && name.ends_with(".md"),
+        ["skills", id, _, ..] => !id.starts_with('_') && name.ends_with(".py"),
+        _ => false,
+    }
+}
+
+fn load_with(root: &Path, package: bool) -> Result<LoadedProject, LoadError> {
     let meta = std::fs::metadata(root).map_err(|e| {
         LoadError(format!(
             "cannot read project folder {}: {e}",
@@ -137,8 +182,14 @@ pub fn load(root: &Path) -> Result<LoadedProject, LoadError> {
         python_modules: BTreeSet::new(),
         skills: Vec::new(),
         has_skills_dir: false,
+        all_files: Vec::new(),
     };
     walk.collect();
+    let package_files = if package {
+        read_package_files(root, &walk.all_files, &mut walk.findings)
+    } else {
+        Vec::new()
+    };
 
     // Read and decode in parallel, then register in path order.
     walk.wanted.sort();
@@ -157,6 +208,7 @@ pub fn load(root: &Path) -> Result<LoadedProject, LoadError> {
         has_skills_dir: walk.has_skills_dir,
         python_modules: walk.python_modules,
         findings: walk.findings,
+        package_files,
         ..Default::default()
     };
     for (rel, kind, text) in read {
@@ -196,6 +248,8 @@ struct Walk {
     python_modules: BTreeSet<String>,
     skills: Vec<(String, bool)>,
     has_skills_dir: bool,
+    /// Every file under the root (ignored folders excluded), sorted.
+    all_files: Vec<String>,
 }
 
 impl Walk {
@@ -322,7 +376,8 @@ impl Walk {
     /// resolving project-local imports). Only names are recorded; `lib/` is
     /// not read.
     fn python_modules(&mut self) {
-        for rel in self.list_files("", true) {
+        self.all_files = self.list_files("", true);
+        for rel in &self.all_files {
             let Some(stem) = rel.strip_suffix(".py") else {
                 continue;
             };
@@ -415,6 +470,47 @@ impl Walk {
     }
 }
 
+/// Read the packaged files as bytes, in parallel; unreadable or too large
+/// files become findings (a model must never silently miss a file).
+fn read_package_files(
+    root: &Path,
+    all: &[String],
+    findings: &mut Vec<Finding>,
+) -> Vec<(String, Vec<u8>)> {
+    let read: Vec<(String, Result<Vec<u8>, Finding>)> = all
+        .par_iter()
+        .filter(|rel| is_packaged(rel))
+        .map(|rel| {
+            let path = root.join(rel);
+            let result = match std::fs::metadata(&path) {
+                Ok(m) if m.len() > MAX_FILE_SIZE => Err(files_too_large::RULE
+                    .finding(format!(
+                        "`{rel}` is {} bytes, over the limit of {} MiB, and cannot be packaged",
+                        m.len(),
+                        MAX_FILE_SIZE / 1024 / 1024
+                    ))
+                    .at_path(rel.clone())
+                    .help("move large data out of the project tree")),
+                _ => std::fs::read(&path).map_err(|e| {
+                    files_unreadable::RULE
+                        .finding(format!("cannot read `{rel}`: {e}"))
+                        .at_path(rel.clone())
+                        .help("check the file's permissions")
+                }),
+            };
+            (rel.clone(), result)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(read.len());
+    for (rel, r) in read {
+        match r {
+            Ok(bytes) => out.push((rel, bytes)),
+            Err(f) => findings.push(f),
+        }
+    }
+    out
+}
+
 fn is_tool_module(rel: &str) -> bool {
     rel.ends_with(".py") && !rel.ends_with("/__init__.py")
 }
@@ -495,6 +591,46 @@ fn read_text(path: &Path, rel: &str) -> Result<String, Decode> {
                     label: "invalid byte here".into(),
                 }),
             ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_packaged;
+
+    #[test]
+    fn what_is_packaged() {
+        for yes in [
+            "lib/__init__.py",
+            "lib/data/rates.csv",
+            "tools/customer.py",
+            "skills/card/tools.py",
+            "skills/card/tools/helpers.py",
+            "references/faq.md",
+            "references/cards/replace.md",
+            "skills/card/references/limits.md",
+        ] {
+            assert!(is_packaged(yes), "{yes}");
+        }
+        for no in [
+            ".env",
+            "lib/.env",
+            "lib/__pycache__/x.cpython-311.pyc",
+            "lib/x.pyc",
+            "lib/server.key",
+            "lib/secrets.yaml",
+            "lib/credentials.json",
+            "models/20240101.tar.gz",
+            ".git/config",
+            "skills/_drafts/tools.py",
+            "skills/card/skill.md",
+            "skills/card/notes.txt",
+            "references/image.png",
+            "agent.yml",
+            "tools/readme.md",
+        ] {
+            assert!(!is_packaged(no), "{no}");
         }
     }
 }
