@@ -55,7 +55,7 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// How documents are cut into chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ChunkingConfig {
     /// Maximum chunk length, in characters (Unicode scalar values). Default 1000.
@@ -180,7 +180,7 @@ pub struct Hit<'a> {
 }
 
 /// Summary for `maestro inspect`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Stats {
     /// Documents that produced at least one chunk.
     pub documents: usize,
@@ -194,7 +194,7 @@ pub struct Stats {
 }
 
 /// Per-scope part of [`Stats`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScopeStats {
     pub scope: Option<String>,
     pub documents: usize,

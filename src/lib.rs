@@ -8,8 +8,10 @@
 pub mod archive;
 pub mod checks;
 pub mod diagnostic;
+pub mod inspect;
 pub mod knowledge;
 pub mod loader;
+pub mod manifest;
 pub mod memory;
 pub mod model;
 pub mod parse;
@@ -20,6 +22,7 @@ pub mod skill_md;
 pub mod source;
 pub mod suggest;
 pub mod support;
+pub mod train;
 pub mod yaml;
 
 use diagnostic::Finding;
@@ -38,16 +41,20 @@ pub struct CheckOutcome {
 /// Load, parse, resolve and check the project at `root`.
 pub fn check(root: &Path) -> Result<CheckOutcome, loader::LoadError> {
     let start = Instant::now();
-    let mut loaded = loader::load(root)?;
+    Ok(check_loaded(loader::load(root)?, start))
+}
+
+/// Parse, resolve and check an already loaded project.
+pub fn check_loaded(mut loaded: loader::LoadedProject, start: Instant) -> CheckOutcome {
     let mut findings = std::mem::take(&mut loaded.findings);
     let (parsed, mut parse_findings) = parse::parse_all(&loaded);
     findings.append(&mut parse_findings);
     let model = model::Model::build(loaded, parsed);
     findings.extend(checks::run(&model));
     diagnostic::sort_findings(&mut findings, &model.db);
-    Ok(CheckOutcome {
+    CheckOutcome {
         model,
         findings,
         elapsed: start.elapsed(),
-    })
+    }
 }

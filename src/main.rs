@@ -30,11 +30,60 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Check the project and write the packaged model under `models/`.
+    Train {
+        /// The project root (default: the current folder).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Output folder (default: `<DIR>/models`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Archive name instead of a timestamp (`NAME.tar.gz`).
+        #[arg(long, value_name = "NAME")]
+        fixed_model_name: Option<String>,
+        /// Rebuild even when nothing changed since the newest archive.
+        #[arg(long)]
+        force: bool,
+        /// Do not import the tool modules in Python.
+        #[arg(long)]
+        no_import_check: bool,
+        /// The Python interpreter for the import probe.
+        #[arg(long, default_value = "python3")]
+        python: String,
+        /// Print only findings and errors.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Output format of the findings.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Graphical)]
+        format: OutputFormat,
+        /// When to use colours.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Summarise a packaged model: skills, tools, gates, memory, knowledge.
+    Inspect {
+        /// The model archive (`models/<name>.tar.gz`).
+        model: PathBuf,
+        /// Print the manifest as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a JSON Schema.
+    Schema {
+        #[arg(value_enum)]
+        what: SchemaKind,
+    },
     /// Print the documentation of a finding code (all codes without one).
     Explain {
         /// A finding code, e.g. `tools.undeclared_memory_write`.
         code: Option<String>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SchemaKind {
+    /// The packaged model's manifest.json.
+    Manifest,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -62,26 +111,52 @@ fn main() -> ExitCode {
             deny_warnings,
             color,
         } => check(dir, format, deny_warnings, color),
+        Command::Train {
+            dir,
+            out,
+            fixed_model_name,
+            force,
+            no_import_check,
+            python,
+            quiet,
+            format,
+            color,
+        } => train(
+            &dir,
+            &maestro::train::TrainOptions {
+                out_dir: out,
+                fixed_name: fixed_model_name,
+                force,
+                import_check: !no_import_check,
+                python,
+                ..Default::default()
+            },
+            quiet,
+            format,
+            color,
+        ),
+        Command::Inspect { model, json } => inspect(&model, json),
+        Command::Schema {
+            what: SchemaKind::Manifest,
+        } => {
+            print!("{}", maestro::manifest::json_schema());
+            ExitCode::SUCCESS
+        }
         Command::Explain { code } => explain(code.as_deref()),
     }
 }
 
-fn check(dir: PathBuf, format: OutputFormat, deny_warnings: bool, color: ColorChoice) -> ExitCode {
-    let outcome = match maestro::check(&dir) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let stdout = std::io::stdout();
-    let color = match color {
+fn use_color(color: ColorChoice, stream_is_terminal: bool) -> bool {
+    match color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            stream_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
-    };
+    }
+}
+
+fn render_findings(outcome: &maestro::CheckOutcome, format: OutputFormat, color: bool) -> String {
     let width = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
@@ -93,7 +168,7 @@ fn check(dir: PathBuf, format: OutputFormat, deny_warnings: bool, color: ColorCh
         OutputFormat::Github => Format::Github,
         OutputFormat::Sarif => Format::Sarif,
     };
-    let text = render::render(
+    render::render(
         format,
         &outcome.findings,
         &outcome.model.db,
@@ -107,13 +182,27 @@ fn check(dir: PathBuf, format: OutputFormat, deny_warnings: bool, color: ColorCh
             width,
             tool_version: env!("CARGO_PKG_VERSION"),
         },
-    );
+    )
+}
+
+fn write_stdout(text: &str) -> bool {
+    let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    if lock
-        .write_all(text.as_bytes())
+    lock.write_all(text.as_bytes())
         .and_then(|_| lock.flush())
-        .is_err()
-    {
+        .is_ok()
+}
+
+fn check(dir: PathBuf, format: OutputFormat, deny_warnings: bool, color: ColorChoice) -> ExitCode {
+    let outcome = match maestro::check(&dir) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let color = use_color(color, std::io::stdout().is_terminal());
+    if !write_stdout(&render_findings(&outcome, format, color)) {
         return ExitCode::from(2);
     }
     let counts = Counts::of(&outcome.findings);
@@ -121,6 +210,112 @@ fn check(dir: PathBuf, format: OutputFormat, deny_warnings: bool, color: ColorCh
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+fn train(
+    dir: &std::path::Path,
+    opts: &maestro::train::TrainOptions,
+    quiet: bool,
+    format: OutputFormat,
+    color: ColorChoice,
+) -> ExitCode {
+    use maestro::train::Status;
+    let stderr_tty = std::io::stderr().is_terminal();
+    let bar = (!quiet && stderr_tty).then(|| {
+        let bar = indicatif::ProgressBar::new(4);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg}")
+                .expect("valid template"),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(100));
+        bar
+    });
+    let mut on_phase = |phase: maestro::train::Phase| match &bar {
+        Some(bar) => {
+            bar.set_message(phase.label());
+            bar.inc(1);
+        }
+        None if !quiet => eprintln!("maestro: {}", phase.label()),
+        None => {}
+    };
+    let result = maestro::train::train(dir, opts, &mut on_phase);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let color = use_color(color, std::io::stdout().is_terminal());
+    let show_findings =
+        !report.check.findings.is_empty() || !matches!(format, OutputFormat::Graphical);
+    if show_findings && !write_stdout(&render_findings(&report.check, format, color)) {
+        return ExitCode::from(2);
+    }
+    let short = &report.fingerprint[..12];
+    match &report.status {
+        Status::Written { path, bytes } => {
+            if !quiet {
+                eprintln!(
+                    "Trained model written to {} ({bytes} bytes, fingerprint {short})",
+                    path.display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Status::Unchanged { path } => {
+            if !quiet {
+                eprintln!(
+                    "Nothing changed since {} (fingerprint {short}); no model written. Use --force to rebuild.",
+                    path.display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Status::Blocked => {
+            let counts = Counts::of(&report.check.findings);
+            eprintln!(
+                "Training stopped: {} error{} must be fixed first; no model written.",
+                counts.errors,
+                if counts.errors == 1 { "" } else { "s" }
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn inspect(path: &std::path::Path, json: bool) -> ExitCode {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let model = match maestro::inspect::read(&bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {} is not a usable model: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let text = if json {
+        serde_json::to_string_pretty(&model.manifest).expect("manifest serializes") + "\n"
+    } else {
+        format!(
+            "model {}\n{}",
+            path.display(),
+            maestro::inspect::summary(&model)
+        )
+    };
+    if write_stdout(&text) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
     }
 }
 

@@ -34,6 +34,7 @@ modules!(
     skill_invalid_boolean_frontmatter,
     import_tools_invalid,
     tool_constraint_invalid,
+    train_import_probe_skipped,
 );
 
 // Model checks.
@@ -90,6 +91,7 @@ pub static RULES: &[&Rule] = &[
     &skill_invalid_boolean_frontmatter::RULE,
     &import_tools_invalid::RULE,
     &tool_constraint_invalid::RULE,
+    &train_import_probe_skipped::RULE,
     &project_missing_skills::RULE,
     &skill_missing_skill_md::RULE,
     &skill_invalid_id::RULE,
