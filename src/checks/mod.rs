@@ -34,6 +34,16 @@ modules!(
     skill_invalid_boolean_frontmatter,
     import_tools_invalid,
     tool_constraint_invalid,
+    memory_invalid_structure,
+    memory_invalid_field,
+    memory_invalid_access,
+    memory_unknown_key,
+    memory_invalid_attribute,
+    memory_unknown_type,
+    memory_invalid_initial_value,
+    memory_public_and_private,
+    memory_skill_seed,
+    memory_description_required,
 );
 
 // Model checks.
@@ -63,6 +73,7 @@ modules!(
     tools_reserved_memory_write,
     tools_qualified_memory_write,
     tools_dynamic_memory_write,
+    memory_unknown_access_entry,
 );
 
 pub mod memory_writes;
@@ -90,6 +101,16 @@ pub static RULES: &[&Rule] = &[
     &skill_invalid_boolean_frontmatter::RULE,
     &import_tools_invalid::RULE,
     &tool_constraint_invalid::RULE,
+    &memory_invalid_structure::RULE,
+    &memory_invalid_field::RULE,
+    &memory_invalid_access::RULE,
+    &memory_unknown_key::RULE,
+    &memory_invalid_attribute::RULE,
+    &memory_unknown_type::RULE,
+    &memory_invalid_initial_value::RULE,
+    &memory_public_and_private::RULE,
+    &memory_skill_seed::RULE,
+    &memory_description_required::RULE,
     &project_missing_skills::RULE,
     &skill_missing_skill_md::RULE,
     &skill_invalid_id::RULE,
@@ -115,6 +136,7 @@ pub static RULES: &[&Rule] = &[
     &tools_reserved_memory_write::RULE,
     &tools_qualified_memory_write::RULE,
     &tools_dynamic_memory_write::RULE,
+    &memory_unknown_access_entry::RULE,
 ];
 
 /// Every check over the model.
@@ -144,6 +166,7 @@ pub static CHECKS: &[Check] = &[
     tools_reserved_memory_write::check,
     tools_qualified_memory_write::check,
     tools_dynamic_memory_write::check,
+    memory_unknown_access_entry::check,
 ];
 
 /// Look up a rule by its code.
