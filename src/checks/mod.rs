@@ -74,8 +74,12 @@ modules!(
     tools_qualified_memory_write,
     tools_dynamic_memory_write,
     memory_unknown_access_entry,
+    hooks_unknown_entry,
+    hooks_not_settable,
+    hooks_signature,
 );
 
+pub mod hooks;
 pub mod memory_writes;
 
 /// A check over the model.
@@ -137,6 +141,9 @@ pub static RULES: &[&Rule] = &[
     &tools_qualified_memory_write::RULE,
     &tools_dynamic_memory_write::RULE,
     &memory_unknown_access_entry::RULE,
+    &hooks_unknown_entry::RULE,
+    &hooks_not_settable::RULE,
+    &hooks_signature::RULE,
 ];
 
 /// Every check over the model.
@@ -167,6 +174,9 @@ pub static CHECKS: &[Check] = &[
     tools_qualified_memory_write::check,
     tools_dynamic_memory_write::check,
     memory_unknown_access_entry::check,
+    hooks_unknown_entry::check,
+    hooks_not_settable::check,
+    hooks_signature::check,
 ];
 
 /// Look up a rule by its code.
