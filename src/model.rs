@@ -7,7 +7,7 @@
 //! name wins and every later one is recorded as shadowed.
 
 use crate::loader::{FileKind, LoadedProject};
-use crate::memory::{MemoryModel, SkillMemory};
+use crate::memory::MemoryModel;
 use crate::parse::{Parsed, ParsedFile};
 use crate::python::{ToolDef, ToolModule};
 use crate::skill_md::SkillDoc;
@@ -69,7 +69,8 @@ pub struct Skill {
     /// `skill.md` exists, even if it could not be read as text.
     pub skill_md_present: bool,
     pub doc: Option<SkillDoc>,
-    pub memory: SkillMemory,
+    /// The skill's `memory.yml`; its declarations are in
+    /// `Model::memory.skills[id]`.
     pub memory_file: Option<FileId>,
     /// Local tool modules in resolution order (`tools/*.py`, then `tools.py`).
     pub local_modules: Vec<usize>,
@@ -130,7 +131,10 @@ impl Model {
     pub fn skill(&self, id: &str) -> Option<&Skill> {
         self.skills.iter().find(|s| s.id == id)
     }
-
+    /// The declared memory of a skill (empty when it has no memory.yml).
+    pub fn skill_memory(&self, id: &str) -> &crate::memory::SkillMemory {
+        self.memory.skill_or_empty(id)
+    }
     /// Build the model from the loaded and parsed project.
     pub fn build(loaded: LoadedProject, parsed: Vec<ParsedFile>) -> Model {
         let mut model = Model {
@@ -146,7 +150,6 @@ impl Model {
                     skill_md: d.skill_md,
                     skill_md_present: d.skill_md_present,
                     doc: None,
-                    memory: SkillMemory::default(),
                     memory_file: None,
                     local_modules: Vec::new(),
                     tools: Vec::new(),
@@ -157,7 +160,14 @@ impl Model {
             modules: Vec::new(),
             shared_tools: BTreeMap::new(),
             shared_shadowed: Vec::new(),
-            memory: MemoryModel::default(),
+            memory: MemoryModel {
+                project: Vec::new(),
+                skills: loaded
+                    .skills
+                    .iter()
+                    .map(|d| (d.id.clone(), Default::default()))
+                    .collect(),
+            },
             project_memory_file: None,
             python_modules: loaded.python_modules,
             mcp_servers: Vec::new(),
@@ -182,8 +192,8 @@ impl Model {
                 }
                 (Parsed::SkillMemory(mem), FileKind::SkillMemory { skill }) => {
                     if let Some(&i) = index.get(&skill) {
-                        model.skills[i].memory = mem;
                         model.skills[i].memory_file = Some(pf.file);
+                        model.memory.skills.insert(skill, mem);
                     }
                 }
                 (Parsed::ProjectMemory(fields), _) => {

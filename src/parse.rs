@@ -66,8 +66,8 @@ fn parse_one(id: FileId, kind: &FileKind, text: &str) -> (Parsed, Vec<Finding>) 
             let (doc, f) = skill_md::parse(id, text);
             (Parsed::Skill(Box::new(doc)), f)
         }
-        FileKind::SkillMemory { .. } => {
-            let (m, f) = memory::parse_skill(id, text);
+        FileKind::SkillMemory { skill } => {
+            let (m, f) = memory::parse_skill(id, skill, text);
             (Parsed::SkillMemory(m), f)
         }
         FileKind::ProjectMemory => {

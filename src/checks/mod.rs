@@ -35,6 +35,16 @@ modules!(
     import_tools_invalid,
     tool_constraint_invalid,
     train_import_probe_skipped,
+    memory_invalid_structure,
+    memory_invalid_field,
+    memory_invalid_access,
+    memory_unknown_key,
+    memory_invalid_attribute,
+    memory_unknown_type,
+    memory_invalid_initial_value,
+    memory_public_and_private,
+    memory_skill_seed,
+    memory_description_required,
 );
 
 // Model checks.
@@ -64,8 +74,13 @@ modules!(
     tools_reserved_memory_write,
     tools_qualified_memory_write,
     tools_dynamic_memory_write,
+    memory_unknown_access_entry,
+    hooks_unknown_entry,
+    hooks_not_settable,
+    hooks_signature,
 );
 
+pub mod hooks;
 pub mod memory_writes;
 
 /// A check over the model.
@@ -92,6 +107,16 @@ pub static RULES: &[&Rule] = &[
     &import_tools_invalid::RULE,
     &tool_constraint_invalid::RULE,
     &train_import_probe_skipped::RULE,
+    &memory_invalid_structure::RULE,
+    &memory_invalid_field::RULE,
+    &memory_invalid_access::RULE,
+    &memory_unknown_key::RULE,
+    &memory_invalid_attribute::RULE,
+    &memory_unknown_type::RULE,
+    &memory_invalid_initial_value::RULE,
+    &memory_public_and_private::RULE,
+    &memory_skill_seed::RULE,
+    &memory_description_required::RULE,
     &project_missing_skills::RULE,
     &skill_missing_skill_md::RULE,
     &skill_invalid_id::RULE,
@@ -117,6 +142,10 @@ pub static RULES: &[&Rule] = &[
     &tools_reserved_memory_write::RULE,
     &tools_qualified_memory_write::RULE,
     &tools_dynamic_memory_write::RULE,
+    &memory_unknown_access_entry::RULE,
+    &hooks_unknown_entry::RULE,
+    &hooks_not_settable::RULE,
+    &hooks_signature::RULE,
 ];
 
 /// Every check over the model.
@@ -146,6 +175,10 @@ pub static CHECKS: &[Check] = &[
     tools_reserved_memory_write::check,
     tools_qualified_memory_write::check,
     tools_dynamic_memory_write::check,
+    memory_unknown_access_entry::check,
+    hooks_unknown_entry::check,
+    hooks_not_settable::check,
+    hooks_signature::check,
 ];
 
 /// Look up a rule by its code.

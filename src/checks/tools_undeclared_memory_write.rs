@@ -45,7 +45,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         let undeclared: Vec<&str> = if targets.is_empty() {
             // A shared module no skill imports: declared anywhere is enough.
             let anywhere = model.memory.project_field(name).is_some()
-                || model.skills.iter().any(|s| s.memory.field(name).is_some());
+                || model.memory.skills.values().any(|m| m.field(name).is_some());
             if anywhere {
                 continue;
             }
@@ -70,7 +70,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         };
         let mut f = site.finding(&RULE, message, "not declared");
         let candidates: Vec<&str> = match site.owners.first() {
-            Some(s) => model.memory.writable_names(&s.memory).collect(),
+            Some(s) => model.memory.writable_names(&s.id).collect(),
             None => model.memory.project.iter().map(|f| f.name.as_str()).collect(),
         };
         let help = match did_you_mean(name, candidates) {
