@@ -325,6 +325,44 @@ fn timestamp_name() -> String {
     )
 }
 
+fn field(f: &crate::memory::Field) -> manifest::Field {
+    manifest::Field {
+        name: f.name.clone(),
+        visibility: match f.visibility {
+            crate::memory::Visibility::Public => "public",
+            crate::memory::Visibility::Private => "private",
+            crate::memory::Visibility::Project => "project",
+        }
+        .to_string(),
+        type_name: f.type_name.clone(),
+        description: f.description.clone(),
+        llm_settable: f.llm_settable,
+        immutable: f.immutable,
+        initial_value: f.initial_value.as_ref().map(|v| v.to_json()),
+    }
+}
+
+fn memory(model: &Model) -> manifest::Memory {
+    manifest::Memory {
+        project: model.memory.project.iter().map(field).collect(),
+        skills: model
+            .memory
+            .skills
+            .iter()
+            .map(|(id, m)| {
+                (
+                    id.clone(),
+                    manifest::SkillMemory {
+                        fields: m.fields.iter().map(field).collect(),
+                        deny_read: m.deny_read.iter().map(|d| d.value.clone()).collect(),
+                        deny_write: m.deny_write.iter().map(|d| d.value.clone()).collect(),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
 /// Compile the manifest from the semantic model.
 pub fn build_manifest(
     model: &Model,
@@ -442,7 +480,7 @@ pub fn build_manifest(
         },
         model_groups: Vec::new(),
         skills,
-        memory: manifest::Memory::default(),
+        memory: memory(model),
         shared_hooks,
         responses: Default::default(),
         knowledge: index.map(|i| manifest::Knowledge {

@@ -141,6 +141,25 @@ pub enum IssueKind {
 }
 
 impl Node {
+    /// The value as JSON (dates become strings, maps with non-string keys
+    /// use the keys' text).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => J::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+            Value::Str(s) | Value::Date(s) => J::String(s.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Map(_) => J::Object(
+                self.entries()
+                    .filter_map(|(k, v)| Some((k.key_str()?, v.to_json())))
+                    .collect(),
+            ),
+        }
+    }
+
     /// Map lookup by string key; the LAST occurrence wins (PyYAML behaviour).
     /// Only string keys match: `get("true")` does not find the key `on`.
     pub fn get(&self, key: &str) -> Option<&Node> {
