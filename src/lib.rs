@@ -6,6 +6,7 @@
 //! [`model::Model::build`] (one semantic model) → [`checks::run`].
 
 pub mod checks;
+pub mod config;
 pub mod diagnostic;
 pub mod loader;
 pub mod memory;
@@ -13,6 +14,7 @@ pub mod model;
 pub mod parse;
 pub mod python;
 pub mod render;
+pub mod responses;
 pub mod skill_md;
 pub mod source;
 pub mod suggest;
