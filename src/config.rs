@@ -217,6 +217,9 @@ struct Cx<'t> {
     file: FileId,
     text: &'t str,
     out: Vec<Finding>,
+    /// The YAML had a syntax error: the tree may end early, so nothing is
+    /// reported as missing.
+    truncated: bool,
 }
 
 impl Cx<'_> {
@@ -266,6 +269,8 @@ impl Cx<'_> {
                 value: s.clone(),
                 span: v.span,
             }),
+            // After a syntax error a key may have lost its value.
+            Value::Null if self.truncated => None,
             _ => {
                 self.push(
                     rule,
@@ -421,12 +426,19 @@ fn file_start(root: Option<&Node>) -> Span {
         .map_or(Span::at(0), |(k, _)| k.span)
 }
 
-/// Read agent.yml (root already parsed).
-pub fn parse_agent(file: FileId, text: &str, root: Option<Node>) -> (AgentConfig, Vec<Finding>) {
+/// Read agent.yml (root already parsed; `truncated` when the YAML had a
+/// syntax error, so that keys after it are not reported missing).
+pub fn parse_agent(
+    file: FileId,
+    text: &str,
+    root: Option<Node>,
+    truncated: bool,
+) -> (AgentConfig, Vec<Finding>) {
     let mut cx = Cx {
         file,
         text,
         out: Vec::new(),
+        truncated,
     };
     let mut cfg = AgentConfig {
         file,
@@ -506,6 +518,7 @@ fn read_agent(cx: &mut Cx, cfg: &mut AgentConfig, root: Option<&Node>) {
         .as_map()
         .and_then(|m| m.iter().rev().find(|(k, _)| k.as_str() == Some("agent")));
     match agent {
+        None if cx.truncated => {}
         None => cx.push(
             &config_missing_agent_section::RULE,
             file_start(Some(root)),
@@ -577,7 +590,7 @@ fn read_agent(cx: &mut Cx, cfg: &mut AgentConfig, root: Option<&Node>) {
                     }
                 }
             }
-            if a.get("persona").is_none() {
+            if a.get("persona").is_none() && !cx.truncated {
                 cx.push(
                     SECTION,
                     k.span,
@@ -591,6 +604,7 @@ fn read_agent(cx: &mut Cx, cfg: &mut AgentConfig, root: Option<&Node>) {
 
     // orchestrator:
     match root.get("orchestrator") {
+        None if cx.truncated => {}
         None => cx.push(
             SECTION,
             file_start(Some(root)),
@@ -844,7 +858,7 @@ fn read_orchestrator(cx: &mut Cx, o: &mut Orchestrator, okey: &Node, map: &Node)
             _ => {}
         }
     }
-    if map.get("model_group").is_none() {
+    if map.get("model_group").is_none() && !cx.truncated {
         cx.push(
             SECTION,
             okey.span,
@@ -900,7 +914,7 @@ fn read_precondition(cx: &mut Cx, key: &Node, v: &Node) -> Option<Precondition> 
         }
     }
     for req in ["satisfied_when", "resolve_with"] {
-        if m.get(req).is_none() {
+        if m.get(req).is_none() && !cx.truncated {
             cx.push(
                 SECTION,
                 key.span,
@@ -1276,6 +1290,7 @@ pub fn parse_integrations(
         file,
         text,
         out: Vec::new(),
+        truncated: false,
     };
     let mut it = Integrations {
         file,
@@ -1954,7 +1969,7 @@ mod tests {
 
     fn agent(text: &str) -> (AgentConfig, Vec<&'static str>) {
         let root = crate::yaml::parse(text).root;
-        let (c, f) = parse_agent(FileId(0), text, root);
+        let (c, f) = parse_agent(FileId(0), text, root, false);
         (c, f.iter().map(|f| f.code).collect())
     }
 

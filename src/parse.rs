@@ -94,7 +94,8 @@ fn parse_one(id: FileId, kind: &FileKind, text: &str) -> (Parsed, Vec<Finding>) 
                 parsed.issues.iter().map(|i| yaml_issue(id, i, 0)).collect();
             let (value, mut more) = match kind {
                 FileKind::AgentYml => {
-                    let (c, f) = config::parse_agent(id, text, parsed.root);
+                    let truncated = parsed.issues.iter().any(|i| i.kind == IssueKind::Syntax);
+                    let (c, f) = config::parse_agent(id, text, parsed.root, truncated);
                     (Parsed::Agent(Box::new(c)), f)
                 }
                 FileKind::IntegrationsYml => {
