@@ -33,7 +33,7 @@ fn write(path: &Path, text: &str) {
 fn generate(root: &Path, n: usize) {
     write(
         &root.join("agent.yml"),
-        "agent:\n  name: Bench\norchestrator:\n  model_group: default\n",
+        "agent:\n  name: Bench\n  persona: You help customers.\norchestrator:\n  model_group: default\n",
     );
     write(
         &root.join("integrations.yml"),

@@ -7,6 +7,7 @@
 
 pub mod archive;
 pub mod checks;
+pub mod config;
 pub mod diagnostic;
 pub mod inspect;
 pub mod knowledge;
@@ -18,6 +19,7 @@ pub mod parse;
 pub mod probe;
 pub mod python;
 pub mod render;
+pub mod responses;
 pub mod skill_md;
 pub mod source;
 pub mod suggest;

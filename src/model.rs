@@ -6,10 +6,12 @@
 //! shared tools the skill lists in `import_tools`; the first definition of a
 //! name wins and every later one is recorded as shadowed.
 
+use crate::config::{AgentConfig, Integrations};
 use crate::loader::{FileKind, LoadedProject};
 use crate::memory::MemoryModel;
 use crate::parse::{Parsed, ParsedFile};
 use crate::python::{ToolDef, ToolModule};
+use crate::responses::ResponseRegistry;
 use crate::skill_md::SkillDoc;
 use crate::source::{FileId, SourceDb};
 use crate::yaml::Node;
@@ -115,8 +117,15 @@ pub struct Model {
     pub python_modules: BTreeSet<String>,
     /// `mcp_servers[].name` from integrations.yml.
     pub mcp_servers: Vec<String>,
-    /// Other YAML files by kind.
+    /// Other YAML files by kind (agent.yml, integrations.yml and the
+    /// responses files included, as raw trees).
     pub yaml: Vec<(FileId, FileKind, Option<Node>)>,
+    /// Every responses.yml, merged: [`ResponseRegistry::response`].
+    pub responses: ResponseRegistry,
+    /// The typed agent.yml; `None` when the file is missing.
+    pub agent: Option<AgentConfig>,
+    /// The typed integrations.yml; `None` when the file is missing.
+    pub integrations: Option<Integrations>,
     /// Number of files that were read.
     pub files_checked: usize,
 }
@@ -172,7 +181,11 @@ impl Model {
             python_modules: loaded.python_modules,
             mcp_servers: Vec::new(),
             yaml: Vec::new(),
+            responses: ResponseRegistry::default(),
+            agent: None,
+            integrations: None,
         };
+        let mut response_files = Vec::new();
         let index: BTreeMap<String, usize> = model
             .skills
             .iter()
@@ -228,6 +241,19 @@ impl Model {
                         _ => {}
                     }
                 }
+                (Parsed::Responses(r), kind) => {
+                    model.yaml.push((pf.file, kind, r.node.clone()));
+                    response_files.push(*r);
+                }
+                (Parsed::Agent(a), kind) => {
+                    model.yaml.push((pf.file, kind, a.node.clone()));
+                    model.agent = Some(*a);
+                }
+                (Parsed::Integrations(i), kind) => {
+                    model.mcp_servers = mcp_server_names(i.node.as_ref());
+                    model.yaml.push((pf.file, kind, i.node.clone()));
+                    model.integrations = Some(*i);
+                }
                 (Parsed::Yaml(node), kind) => {
                     if kind == FileKind::IntegrationsYml {
                         model.mcp_servers = mcp_server_names(node.as_ref());
@@ -237,6 +263,7 @@ impl Model {
                 _ => {}
             }
         }
+        model.responses = ResponseRegistry::build(response_files);
         for (i, m) in tools_dir.into_iter().chain(tools_py) {
             model.skills[i].local_modules.push(m);
         }

@@ -2,10 +2,12 @@
 //! into a value plus findings. Nothing here fails as a whole.
 
 use crate::checks;
+use crate::config::{self, AgentConfig, Integrations};
 use crate::diagnostic::Finding;
 use crate::loader::{FileKind, LoadedProject};
 use crate::memory::{self, Field, SkillMemory};
 use crate::python::{self, ToolModule};
+use crate::responses::{self, Layer, ResponseFile};
 use crate::skill_md::{self, SkillDoc};
 use crate::source::FileId;
 use crate::yaml::{self, IssueKind, Node, Value};
@@ -18,8 +20,14 @@ pub enum Parsed {
     SkillMemory(SkillMemory),
     ProjectMemory(Vec<Field>),
     Python(Box<ToolModule>),
-    /// Other YAML files (agent.yml, integrations.yml, responses.yml).
+    /// Other YAML files.
     Yaml(Option<Node>),
+    /// `responses.yml` (agent root or skill).
+    Responses(Box<ResponseFile>),
+    /// `agent.yml`.
+    Agent(Box<AgentConfig>),
+    /// `integrations.yml`.
+    Integrations(Box<Integrations>),
     /// Files that are only packaged (references).
     Unparsed,
 }
@@ -82,8 +90,30 @@ fn parse_one(id: FileId, kind: &FileKind, text: &str) -> (Parsed, Vec<Finding>) 
         | FileKind::ProjectResponses
         | FileKind::SkillResponses { .. } => {
             let parsed = yaml::parse(text);
-            let findings = parsed.issues.iter().map(|i| yaml_issue(id, i, 0)).collect();
-            (Parsed::Yaml(parsed.root), findings)
+            let mut findings: Vec<Finding> =
+                parsed.issues.iter().map(|i| yaml_issue(id, i, 0)).collect();
+            let (value, mut more) = match kind {
+                FileKind::AgentYml => {
+                    let truncated = parsed.issues.iter().any(|i| i.kind == IssueKind::Syntax);
+                    let (c, f) = config::parse_agent(id, text, parsed.root, truncated);
+                    (Parsed::Agent(Box::new(c)), f)
+                }
+                FileKind::IntegrationsYml => {
+                    let (c, f) = config::parse_integrations(id, text, parsed.root);
+                    (Parsed::Integrations(Box::new(c)), f)
+                }
+                FileKind::SkillResponses { skill } => {
+                    let (r, f) =
+                        responses::parse_file(id, Layer::Skill(skill.clone()), text, parsed.root);
+                    (Parsed::Responses(Box::new(r)), f)
+                }
+                _ => {
+                    let (r, f) = responses::parse_file(id, Layer::Root, text, parsed.root);
+                    (Parsed::Responses(Box::new(r)), f)
+                }
+            };
+            findings.append(&mut more);
+            (value, findings)
         }
         FileKind::Reference { .. } => (Parsed::Unparsed, Vec::new()),
     }

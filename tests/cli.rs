@@ -39,6 +39,7 @@ fn json_lists_every_problem_in_every_file_at_once() {
         .collect();
     seen.sort();
     let expected = [
+        ("agent.yml", "config.invalid_agent_section"),
         ("memory.yml", "yaml.syntax"),
         ("skills/lookup/skill.md", "yaml.ambiguous_scalar"),
         ("skills/lookup/tools.py", "tools.import_failed"),
@@ -118,5 +119,5 @@ fn sarif_is_valid_json_with_rules_and_results() {
         run["tool"]["driver"]["rules"].as_array().unwrap().len(),
         maestro::checks::RULES.len()
     );
-    assert_eq!(run["results"].as_array().unwrap().len(), 13);
+    assert_eq!(run["results"].as_array().unwrap().len(), 14);
 }

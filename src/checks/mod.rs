@@ -81,6 +81,43 @@ modules!(
 );
 
 pub mod hooks;
+// responses.yml, agent.yml and integrations.yml: parse stage rules.
+modules!(
+    response_invalid_variant_shape,
+    response_invalid_variant_key,
+    response_invalid_button,
+    response_invalid_button_payload,
+    response_outside_responses_key,
+    response_unknown_top_level_key,
+    config_invalid_agent_yml,
+    config_missing_agent_section,
+    config_invalid_agent_section,
+    config_unknown_agent_key,
+    config_invalid_integrations_yml,
+    config_unknown_integration_key,
+    config_unsupported_integration_key,
+    config_unexpected_llm,
+    config_invalid_model_server,
+    config_invalid_model_group,
+    config_invalid_model_group_credentials,
+    config_duplicate_model_group_id,
+    config_unused_model_group_models,
+    config_invalid_mcp_server,
+    config_duplicate_mcp_server_name,
+);
+
+// responses.yml, agent.yml and integrations.yml: model checks.
+modules!(
+    response_empty_body,
+    response_default_required,
+    response_multiple_defaults,
+    response_duplicate_name,
+    response_unknown_placeholder,
+    config_missing_agent_yml,
+    config_missing_integrations,
+    config_unknown_model_group,
+);
+
 pub mod memory_writes;
 
 /// A check over the model.
@@ -146,6 +183,35 @@ pub static RULES: &[&Rule] = &[
     &hooks_unknown_entry::RULE,
     &hooks_not_settable::RULE,
     &hooks_signature::RULE,
+    &response_invalid_variant_shape::RULE,
+    &response_invalid_variant_key::RULE,
+    &response_invalid_button::RULE,
+    &response_invalid_button_payload::RULE,
+    &response_outside_responses_key::RULE,
+    &response_unknown_top_level_key::RULE,
+    &config_invalid_agent_yml::RULE,
+    &config_missing_agent_section::RULE,
+    &config_invalid_agent_section::RULE,
+    &config_unknown_agent_key::RULE,
+    &config_invalid_integrations_yml::RULE,
+    &config_unknown_integration_key::RULE,
+    &config_unsupported_integration_key::RULE,
+    &config_unexpected_llm::RULE,
+    &config_invalid_model_server::RULE,
+    &config_invalid_model_group::RULE,
+    &config_invalid_model_group_credentials::RULE,
+    &config_duplicate_model_group_id::RULE,
+    &config_unused_model_group_models::RULE,
+    &config_invalid_mcp_server::RULE,
+    &config_duplicate_mcp_server_name::RULE,
+    &response_empty_body::RULE,
+    &response_default_required::RULE,
+    &response_multiple_defaults::RULE,
+    &response_duplicate_name::RULE,
+    &response_unknown_placeholder::RULE,
+    &config_missing_agent_yml::RULE,
+    &config_missing_integrations::RULE,
+    &config_unknown_model_group::RULE,
 ];
 
 /// Every check over the model.
@@ -179,6 +245,14 @@ pub static CHECKS: &[Check] = &[
     hooks_unknown_entry::check,
     hooks_not_settable::check,
     hooks_signature::check,
+    response_empty_body::check,
+    response_default_required::check,
+    response_multiple_defaults::check,
+    response_duplicate_name::check,
+    response_unknown_placeholder::check,
+    config_missing_agent_yml::check,
+    config_missing_integrations::check,
+    config_unknown_model_group::check,
 ];
 
 /// Look up a rule by its code.
