@@ -220,9 +220,18 @@ struct Cx<'t> {
     /// The YAML had a syntax error: the tree may end early, so nothing is
     /// reported as missing.
     truncated: bool,
+    /// Spans of literal secrets, to be masked in the source before any
+    /// output shows it.
+    secrets: Vec<Span>,
 }
 
 impl Cx<'_> {
+    /// Record a literal secret (its value span) for masking.
+    fn secret(&mut self, span: Span) -> &mut Self {
+        self.secrets.push(span);
+        self
+    }
+
     fn push(&mut self, rule: &'static Rule, span: Span, msg: String, label: &str, help: String) {
         self.out
             .push(rule.finding(msg).at(self.file, span, label).help(help));
@@ -439,6 +448,7 @@ pub fn parse_agent(
         text,
         out: Vec::new(),
         truncated,
+        secrets: Vec::new(),
     };
     let mut cfg = AgentConfig {
         file,
@@ -1184,6 +1194,9 @@ pub struct Integrations {
     pub mcp_servers: Vec<McpServer>,
     /// `knowledge_stores[].embeddings` references (id, span).
     pub knowledge_store_embeddings: Vec<Spanned<String>>,
+    /// Spans of literal secrets in the file (masked in the source text
+    /// before any output, see `SourceDb::mask`).
+    pub secrets: Vec<Span>,
     /// The raw YAML tree.
     pub node: Option<Node>,
 }
@@ -1291,6 +1304,7 @@ pub fn parse_integrations(
         text,
         out: Vec::new(),
         truncated: false,
+        secrets: Vec::new(),
     };
     let mut it = Integrations {
         file,
@@ -1299,6 +1313,7 @@ pub fn parse_integrations(
         model_groups_valid: true,
         mcp_servers: Vec::new(),
         knowledge_store_embeddings: Vec::new(),
+        secrets: Vec::new(),
         node: None,
     };
     if let Some(r) = root.as_ref() {
@@ -1316,6 +1331,7 @@ pub fn parse_integrations(
         }
     }
     it.node = root;
+    it.secrets = cx.secrets;
     (it, cx.out)
 }
 
@@ -1666,7 +1682,7 @@ fn check_credentials(cx: &mut Cx, group: &str, m: &Node) {
                 let var = env_name(key, provider);
                 match v.as_str() {
                     Some(s) if is_placeholder(s) => {}
-                    Some(s) => cx.push(
+                    Some(s) => cx.secret(v.span).push(
                         CRED,
                         Cx::at(k, v),
                         format!("`{key}` in {group} is a literal secret (`{}`); secrets must come from the environment", elide_secret(s)),
@@ -1935,7 +1951,7 @@ fn secret_prefix(cx: &mut Cx, label: &str, var_prefix: &str, k: &Node, v: &Node,
     match v.as_str() {
         Some(s) if starts_with_placeholder(s) => {}
         Some(s) => {
-            cx.push(
+            cx.secret(v.span).push(
                 &config_invalid_mcp_server::RULE,
                 Cx::at(k, v),
                 format!("`{key}` of {label} is a literal secret (`{}`); secrets must come from the environment", elide_secret(s)),

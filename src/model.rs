@@ -250,6 +250,9 @@ impl Model {
                     model.agent = Some(*a);
                 }
                 (Parsed::Integrations(i), kind) => {
+                    for span in &i.secrets {
+                        model.db.mask(pf.file, *span);
+                    }
                     model.mcp_servers = mcp_server_names(i.node.as_ref());
                     model.yaml.push((pf.file, kind, i.node.clone()));
                     model.integrations = Some(*i);

@@ -124,6 +124,22 @@ impl SourceDb {
             .enumerate()
             .map(|(i, f)| (FileId(i as u32), f))
     }
+    /// Mask `span` of a file: every character but the first three becomes
+    /// `*` per byte, so byte offsets and spans stay valid. Used for literal
+    /// secrets, which no output may echo.
+    pub fn mask(&mut self, id: FileId, span: Span) {
+        let file = &mut self.files[id.0 as usize];
+        let Some(secret) = file.text.get(span.range()) else {
+            return;
+        };
+        let keep: usize = secret.chars().take(3).map(char::len_utf8).sum();
+        let mut text = String::with_capacity(file.text.len());
+        text.push_str(&file.text[..span.start + keep]);
+        text.extend(std::iter::repeat_n('*', span.len() - keep));
+        text.push_str(&file.text[span.end..]);
+        *file = SourceFile::new(file.path.clone(), text);
+    }
+
     pub fn find(&self, path: &str) -> Option<FileId> {
         self.iter().find(|(_, f)| f.path == path).map(|(id, _)| id)
     }
@@ -132,6 +148,15 @@ impl SourceDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mask_keeps_offsets() {
+        let mut db = SourceDb::default();
+        let id = db.add(SourceFile::new("a", "key: sk-é123\nnext\n"));
+        db.mask(id, Span::new(5, 13));
+        assert_eq!(&*db.get(id).text, "key: sk-*****\nnext\n");
+        assert_eq!(db.get(id).line_col(14), (2, 1));
+    }
 
     #[test]
     fn line_col_counts_chars() {

@@ -121,3 +121,25 @@ fn sarif_is_valid_json_with_rules_and_results() {
     );
     assert_eq!(run["results"].as_array().unwrap().len(), 14);
 }
+
+#[test]
+fn a_literal_secret_is_never_echoed() {
+    let dir = "fixtures/config.invalid_model_group_credentials/fail";
+    let secret = std::fs::read_to_string(format!(
+        "{}/{dir}/integrations.yml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        secret.contains("Xy7Qw2Lm9"),
+        "the fixture holds a literal key"
+    );
+    for format in ["graphical", "json", "short", "github", "sarif"] {
+        let (code, out, err) = maestro(&["check", dir, "--format", format]);
+        assert_eq!(code, 1);
+        assert!(
+            !out.contains("Xy7Qw2") && !err.contains("Xy7Qw2"),
+            "{format}: {out}"
+        );
+    }
+}
