@@ -6,6 +6,7 @@
 //! [`model::Model::build`] (one semantic model) → [`checks::run`].
 
 pub mod checks;
+pub mod condition;
 pub mod diagnostic;
 pub mod loader;
 pub mod memory;
