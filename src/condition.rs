@@ -61,9 +61,11 @@ type Pair<'a> = pest::iterators::Pair<'a, Rule>;
 /// The memory-reference form, quoted in messages.
 const MEMORY_FORM: &str = "session.<skill_id|project|system>.<entry>";
 
-/// Deepest nesting (parentheses plus `not`) a condition may have. Keeps the
-/// recursive parser, printer and evaluator far away from the stack limit.
-pub const MAX_NESTING: usize = 50;
+/// Deepest nesting a condition may have: open parentheses (and brackets)
+/// plus every `not` so far. Keeps the recursive parser, printer and
+/// evaluator far away from the stack limit, even in debug builds on a 2 MiB
+/// thread stack.
+pub const MAX_NESTING: usize = 32;
 
 // ---------------------------------------------------------------------------
 // AST
@@ -949,7 +951,7 @@ fn check_nesting(toks: &[Tok<'_>]) -> Result<(), ConditionError> {
         } else if t.is("not") {
             nots += 1;
         }
-        if depth > MAX_NESTING || nots > MAX_NESTING {
+        if depth + nots > MAX_NESTING {
             return Err(ConditionError::new(
                 format!("the condition is nested too deeply (more than {MAX_NESTING} levels)"),
                 t.span,
@@ -1129,6 +1131,18 @@ fn operand_text(text: &str, toks: &[Tok<'_>], last: usize) -> String {
     }
 }
 
+/// Unicode whitespace that Python does not accept between tokens.
+fn other_char(t: &Tok<'_>) -> Option<ConditionError> {
+    let c = t.text.chars().next()?;
+    c.is_whitespace().then(|| {
+        ConditionError::new(
+            format!("unexpected whitespace character U+{:04X}", c as u32),
+            t.span,
+        )
+        .help("use a plain space")
+    })
+}
+
 fn value_error(
     t: &Tok<'_>,
     prev: Option<&Tok<'_>>,
@@ -1187,7 +1201,8 @@ fn value_error(
         _ => {}
     }
     if t.kind == TokKind::Other {
-        return e(format!("unexpected character {q}")).help(VALUE_HELP);
+        return other_char(t)
+            .unwrap_or_else(|| e(format!("unexpected character {q}")).help(VALUE_HELP));
     }
     let _ = next;
     e(format!("expected a value {after}, found {q}")).help(VALUE_HELP)
@@ -1204,6 +1219,13 @@ fn operator_error(
     let e = |msg: String| ConditionError::new(msg, t.span);
     if t.kind == TokKind::Punct {
         let msg = match t.text {
+            "=" if next.is_some_and(|n| (n.is("<") || n.is(">")) && n.span.start == t.span.end) => {
+                let n = next.expect("checked");
+                return ConditionError::new(
+                    format!("`={}` is not an operator; use `{}=`", n.text, n.text),
+                    Span::new(t.span.start, n.span.end),
+                );
+            }
             "=" => {
                 return e("`=` is assignment; use `==` to compare".into())
                     .help(format!("write `{lhs} == …`"))
@@ -1249,7 +1271,11 @@ fn operator_error(
                     "a skill or entry whose name contains `-` cannot be referenced in a condition; rename it (e.g. `{fixed}`)"
                 ));
             }
-            "+" | "-" | "*" | "/" | "//" | "%" | "**" | "@" | "^" | "<<" | ">>" | "~" => {
+            "@" | "^" | "<<" | ">>" | "~" => {
+                return e(format!("`{}` is not supported in conditions", t.text))
+                    .help(OPERATOR_HELP)
+            }
+            "+" | "-" | "*" | "/" | "//" | "%" | "**" => {
                 return e(format!(
                     "arithmetic (`{}`) is not supported in conditions",
                     t.text
@@ -1320,7 +1346,9 @@ fn operator_error(
         }
     }
     if t.kind == TokKind::Other {
-        return e(format!("unexpected character {q} after `{lhs}`")).help(OPERATOR_HELP);
+        return other_char(t).unwrap_or_else(|| {
+            e(format!("unexpected character {q} after `{lhs}`")).help(OPERATOR_HELP)
+        });
     }
     e(format!(
         "expected a comparison operator after `{lhs}`, found {q}"

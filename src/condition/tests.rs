@@ -402,6 +402,26 @@ fn operators_from_other_languages() {
     );
     fails("session.a.b <> 1", "`<>` is not supported; use `!=`", "<>");
     fails(
+        "session.a.b => 1",
+        "`=>` is not an operator; use `>=`",
+        "=>",
+    );
+    fails(
+        "session.a.b =< 1",
+        "`=<` is not an operator; use `<=`",
+        "=<",
+    );
+    fails(
+        "session.a.b << 1",
+        "`<<` is not supported in conditions",
+        "<<",
+    );
+    fails(
+        "session.a.b\u{a0}== 1",
+        "unexpected whitespace character U+00A0",
+        "\u{a0}",
+    );
+    fails(
         "session.a.b AND session.a.c",
         "`AND` is not an operator: keywords are lower-case; use `and`",
         "AND",
@@ -579,6 +599,16 @@ fn deep_nesting_is_an_error_not_a_crash() {
         ")".repeat(MAX_NESTING)
     );
     assert_eq!(shape(&p(&ok)), "a.b");
+    let mixed = format!(
+        "{}session.a.b{}",
+        "(not ".repeat(MAX_NESTING / 2),
+        ")".repeat(MAX_NESTING / 2)
+    );
+    let c = parse(&mixed).unwrap();
+    assert_eq!(evaluate(&c.expr, &|_, _| None), Ok(Value::Bool(false)));
+    assert!(p(&print(&c.expr)).eq_ignoring_spans(&c.expr));
+    let too_deep = format!("(not {}session.a.b)", "(".repeat(MAX_NESTING - 1));
+    fails(&too_deep, "nested too deeply", "(");
 }
 
 // --- spans and references -------------------------------------------------
