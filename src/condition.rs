@@ -1078,7 +1078,7 @@ fn diagnose(text: &str, toks: &[Tok<'_>], pos: usize) -> ConditionError {
                 ConditionError::new(format!("expected a value after {}", quote_tok(p)), p.span)
                     .help(VALUE_HELP)
             }
-            Some(t) => value_error(t, prev, toks.get(idx + 1), &after, open.is_empty()),
+            Some(t) => value_error(t, prev, &after, open.is_empty()),
         },
         Want::Operator => {
             let p = prev.expect("an operand precedes");
@@ -1146,7 +1146,6 @@ fn other_char(t: &Tok<'_>) -> Option<ConditionError> {
 fn value_error(
     t: &Tok<'_>,
     prev: Option<&Tok<'_>>,
-    next: Option<&Tok<'_>>,
     after: &str,
     no_open_paren: bool,
 ) -> ConditionError {
@@ -1204,7 +1203,6 @@ fn value_error(
         return other_char(t)
             .unwrap_or_else(|| e(format!("unexpected character {q}")).help(VALUE_HELP));
     }
-    let _ = next;
     e(format!("expected a value {after}, found {q}")).help(VALUE_HELP)
 }
 
