@@ -8,6 +8,7 @@
 pub mod archive;
 pub mod checks;
 pub mod config;
+pub mod condition;
 pub mod diagnostic;
 pub mod inspect;
 pub mod knowledge;
