@@ -7,8 +7,8 @@
 
 pub mod archive;
 pub mod checks;
-pub mod config;
 pub mod condition;
+pub mod config;
 pub mod diagnostic;
 pub mod inspect;
 pub mod knowledge;

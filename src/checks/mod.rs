@@ -78,6 +78,14 @@ modules!(
     hooks_unknown_entry,
     hooks_not_settable,
     hooks_signature,
+    tool_constraint_unknown_tool,
+    tool_constraint_invalid_condition,
+    tool_constraint_unknown_memory_key,
+    tool_constraint_unknown_response,
+    tool_constraint_empty_response,
+    tool_constraint_duplicate,
+    response_invalid_condition,
+    response_unknown_memory_key,
 );
 
 pub mod hooks;
@@ -118,6 +126,7 @@ modules!(
     config_unknown_model_group,
 );
 
+pub mod conditions;
 pub mod memory_writes;
 
 /// A check over the model.
@@ -212,6 +221,14 @@ pub static RULES: &[&Rule] = &[
     &config_missing_agent_yml::RULE,
     &config_missing_integrations::RULE,
     &config_unknown_model_group::RULE,
+    &tool_constraint_unknown_tool::RULE,
+    &tool_constraint_invalid_condition::RULE,
+    &tool_constraint_unknown_memory_key::RULE,
+    &tool_constraint_unknown_response::RULE,
+    &tool_constraint_empty_response::RULE,
+    &tool_constraint_duplicate::RULE,
+    &response_invalid_condition::RULE,
+    &response_unknown_memory_key::RULE,
 ];
 
 /// Every check over the model.
@@ -253,6 +270,14 @@ pub static CHECKS: &[Check] = &[
     config_missing_agent_yml::check,
     config_missing_integrations::check,
     config_unknown_model_group::check,
+    tool_constraint_unknown_tool::check,
+    tool_constraint_invalid_condition::check,
+    tool_constraint_unknown_memory_key::check,
+    tool_constraint_unknown_response::check,
+    tool_constraint_empty_response::check,
+    tool_constraint_duplicate::check,
+    response_invalid_condition::check,
+    response_unknown_memory_key::check,
 ];
 
 /// Look up a rule by its code.
