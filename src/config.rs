@@ -32,17 +32,28 @@ use crate::suggest::did_you_mean;
 use crate::yaml::{inner_span, Node, Value};
 
 /// Built-in tools whose behaviour `orchestrator.tool_constraints` may change.
+/// The seeds' names (`cancel_skill`, `complete_skill`, decision D1) and the
+/// later engine's (`cancel`, `complete`) are both accepted.
 pub const CONFIGURABLE_TOOLS: &[&str] = &[
     "activate",
     "cancel",
+    "cancel_skill",
     "cannot_help",
     "complete",
+    "complete_skill",
     "correct",
     "search_knowledge",
     "set_fields",
 ];
 /// Built-in tools that may be disabled.
-pub const DISABLEABLE_TOOLS: &[&str] = &["cancel", "cannot_help", "complete", "search_knowledge"];
+pub const DISABLEABLE_TOOLS: &[&str] = &[
+    "cancel",
+    "cancel_skill",
+    "cannot_help",
+    "complete",
+    "complete_skill",
+    "search_knowledge",
+];
 
 /// Top-level keys of agent.yml.
 pub const AGENT_TOP_KEYS: &[&str] = &[
@@ -204,11 +215,20 @@ impl Default for KnowledgeAnswering {
 
 impl AgentConfig {
     /// The built-in tool lever for `tool`, if configured.
+    /// The lever for a built-in tool; `cancel_skill` and `cancel` (and
+    /// `complete_skill` / `complete`) name the same tool.
     pub fn tool_constraint(&self, tool: &str) -> Option<&BuiltinToolConstraint> {
+        let alias = match tool {
+            "cancel" => "cancel_skill",
+            "cancel_skill" => "cancel",
+            "complete" => "complete_skill",
+            "complete_skill" => "complete",
+            other => other,
+        };
         self.orchestrator
             .tool_constraints
             .iter()
-            .find(|t| t.tool.value == tool)
+            .find(|t| t.tool.value == tool || t.tool.value == alias)
     }
 }
 
@@ -1022,12 +1042,12 @@ fn read_builtin_constraint(cx: &mut Cx, key: &Node, v: &Node) -> Option<BuiltinT
                     .map(|s| s.value)
             }
             Some("requires_confirmation") => {
-                if tool != "cancel" {
+                if tool != "cancel" && tool != "cancel_skill" {
                     cx.push(
                         SECTION,
                         k.span,
                         format!(
-                            "`requires_confirmation` is only allowed on `cancel`, not on `{tool}`"
+                            "`requires_confirmation` is only allowed on `cancel_skill`, not on `{tool}`"
                         ),
                         "not allowed here",
                         "remove `requires_confirmation` from this tool".into(),
@@ -2005,7 +2025,7 @@ mod tests {
 
     #[test]
     fn agent_problems() {
-        let (_, codes) = agent("agent:\n  persona: ' '\n  rules: [x]\norchestrator:\n  model: x\n  tool_constraints:\n    cancel_skill: {enabled: false}\n    activate: {enabled: false}\n");
+        let (_, codes) = agent("agent:\n  persona: ' '\n  rules: [x]\norchestrator:\n  model: x\n  tool_constraints:\n    cancel_everything: {enabled: false}\n    activate: {enabled: false}\n");
         assert_eq!(
             codes
                 .iter()
