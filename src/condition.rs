@@ -79,13 +79,15 @@ pub struct Condition {
 }
 
 /// One node of a condition, with its span in the parsed text.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Expr {
     pub kind: ExprKind,
+    #[serde(skip)]
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum ExprKind {
     /// `a or b or …` (at least two operands when parsed).
     Or(Vec<Expr>),
@@ -102,13 +104,18 @@ pub enum ExprKind {
 }
 
 /// `session.<namespace>.<entry>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct MemoryRef {
     pub namespace: String,
     pub entry: String,
     /// The whole `session.x.y`.
+    #[serde(skip)]
     pub span: Span,
+    #[serde(skip)]
     pub namespace_span: Span,
+    #[serde(skip)]
     pub entry_span: Span,
 }
 
@@ -119,7 +126,8 @@ impl MemoryRef {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Literal {
     Null,
     Bool(bool),
@@ -128,7 +136,18 @@ pub enum Literal {
     Str(String),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum CmpOp {
     Eq,
     Ne,

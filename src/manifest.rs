@@ -50,6 +50,10 @@ pub struct Agent {
     /// Seconds a tool may run before it is stopped.
     pub tool_timeout_secs: f64,
     pub chunking: ChunkingConfig,
+    /// Extra rules for the orchestrator prompt.
+    pub rules: Vec<String>,
+    /// Levers on built-in tools.
+    pub builtin_tools: Vec<BuiltinTool>,
 }
 
 /// One model group.
@@ -108,12 +112,33 @@ pub struct Tool {
     pub on_failure: Option<String>,
 }
 
-/// A `requires:` condition: its source text and the parsed expression.
+/// A condition (`requires:` gate, response-variant `condition`): its source
+/// text and the parsed expression. A condition that does not parse is
+/// stored as `false` (fail closed); `train` refuses such projects anyway.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Gate {
     pub source: String,
     /// The parsed condition (see `crate::condition`).
-    pub condition: serde_json::Value,
+    pub condition: crate::condition::Expr,
+}
+
+impl Gate {
+    /// Parse `source` into a gate.
+    pub fn compile(source: &str) -> Gate {
+        let condition = crate::condition::parse(source).map_or_else(
+            |_| {
+                crate::condition::Expr::new(
+                    crate::condition::ExprKind::Literal(crate::condition::Literal::Bool(false)),
+                    crate::source::Span::default(),
+                )
+            },
+            |c| c.expr,
+        );
+        Gate {
+            source: source.to_string(),
+            condition,
+        }
+    }
 }
 
 /// `requires_confirmation` with `enabled: true`.
@@ -184,6 +209,15 @@ pub struct Variant {
 pub struct Button {
     pub title: String,
     pub payload: Option<String>,
+}
+
+/// A lever on a built-in tool (`orchestrator.tool_constraints`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BuiltinTool {
+    pub tool: String,
+    pub enabled: bool,
+    pub invoke_when: Option<String>,
+    pub confirmation: Option<Confirmation>,
 }
 
 /// Where the knowledge index is and what it holds.

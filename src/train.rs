@@ -142,7 +142,7 @@ pub fn train(
     }
 
     on_phase(Phase::Index);
-    let chunking = ChunkingConfig::default();
+    let chunking = chunking(&check.model);
     let docs: Vec<Document> = package_files
         .iter()
         .filter_map(|(path, bytes)| {
@@ -363,6 +363,115 @@ fn memory(model: &Model) -> manifest::Memory {
     }
 }
 
+/// The chunking settings of agent.yml (`knowledge`), or the defaults.
+pub fn chunking(model: &Model) -> ChunkingConfig {
+    let default = ChunkingConfig::default();
+    let Some(k) = model.agent.as_ref().map(|a| &a.knowledge) else {
+        return default;
+    };
+    let size = usize::try_from(k.chunk_size).ok().filter(|&n| n > 0);
+    let overlap = usize::try_from(k.chunk_overlap).ok();
+    ChunkingConfig {
+        chunk_size: size.unwrap_or(default.chunk_size),
+        chunk_overlap: overlap.unwrap_or(default.chunk_overlap),
+    }
+    .normalized()
+}
+
+fn agent(model: &Model, chunking: ChunkingConfig) -> manifest::Agent {
+    let a = model.agent.as_ref();
+    let text = |v: Option<&crate::skill_md::Spanned<String>>| v.map(|s| s.value.clone());
+    manifest::Agent {
+        name: a.and_then(|a| text(a.name.as_ref())),
+        persona: a.and_then(|a| text(a.persona.as_ref())),
+        model_group: a.and_then(|a| text(a.orchestrator.model_group.as_ref())),
+        tool_timeout_secs: a.and_then(|a| a.tool_timeout).unwrap_or(10.0),
+        chunking,
+        rules: a.map_or_else(Vec::new, |a| {
+            a.rules.iter().map(|r| r.value.clone()).collect()
+        }),
+        builtin_tools: a.map_or_else(Vec::new, |a| {
+            a.orchestrator
+                .tool_constraints
+                .iter()
+                .map(|t| manifest::BuiltinTool {
+                    tool: t.tool.value.clone(),
+                    enabled: t.enabled,
+                    invoke_when: t.invoke_when.clone(),
+                    confirmation: t.confirmation.as_ref().map(|c| manifest::Confirmation {
+                        utter_for_confirmation: text(c.utter_for_confirmation.as_ref()),
+                        utter_on_user_denial: text(c.utter_on_user_denial.as_ref()),
+                    }),
+                })
+                .collect()
+        }),
+    }
+}
+
+fn model_groups(model: &Model) -> Vec<manifest::ModelGroup> {
+    let Some(i) = model.integrations.as_ref() else {
+        return Vec::new();
+    };
+    i.model_groups
+        .iter()
+        .map(|g| manifest::ModelGroup {
+            id: g.id.value.clone(),
+            models: g
+                .models
+                .iter()
+                .map(|m| manifest::ModelConfig {
+                    provider: m.provider.clone(),
+                    model: m
+                        .model
+                        .clone()
+                        .or_else(|| m.deployment.clone())
+                        .unwrap_or_default(),
+                    api_key: m.api_key.clone(),
+                    api_base: m.api_base.clone(),
+                    timeout_secs: m.timeout,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn responses(model: &Model) -> std::collections::BTreeMap<String, manifest::Response> {
+    model
+        .responses
+        .names()
+        .filter_map(|name| {
+            let r = model.responses.response(name)?;
+            Some((
+                name.to_string(),
+                manifest::Response {
+                    source: model.db.path(r.file).to_string(),
+                    variants: r
+                        .variants
+                        .iter()
+                        .map(|v| manifest::Variant {
+                            text: v.text.clone(),
+                            condition: v
+                                .condition
+                                .as_ref()
+                                .map(|c| manifest::Gate::compile(&c.expr)),
+                            buttons: match &v.buttons {
+                                crate::responses::Buttons::Static(b) => b
+                                    .iter()
+                                    .map(|b| manifest::Button {
+                                        title: b.title.value.clone(),
+                                        payload: b.payload.as_ref().map(|p| p.value.clone()),
+                                    })
+                                    .collect(),
+                                _ => Vec::new(),
+                            },
+                        })
+                        .collect(),
+                },
+            ))
+        })
+        .collect()
+}
+
 /// Compile the manifest from the semantic model.
 pub fn build_manifest(
     model: &Model,
@@ -418,12 +527,9 @@ pub fn build_manifest(
                         },
                         parameters: crate::python::tool_schema(def),
                         shared: t.shared,
-                        gate: constraint.and_then(|c| c.requires.as_ref()).map(|r| {
-                            manifest::Gate {
-                                source: r.value.clone(),
-                                condition: serde_json::Value::Null,
-                            }
-                        }),
+                        gate: constraint
+                            .and_then(|c| c.requires.as_ref())
+                            .map(|r| manifest::Gate::compile(&r.value)),
                         confirmation,
                         on_success: constraint
                             .and_then(|c| c.on_success.as_ref())
@@ -471,18 +577,12 @@ pub fn build_manifest(
         format_version: manifest::FORMAT_VERSION,
         maestro_version: env!("CARGO_PKG_VERSION").to_string(),
         fingerprint: fingerprint.to_string(),
-        agent: manifest::Agent {
-            name: None,
-            persona: None,
-            model_group: None,
-            tool_timeout_secs: 10.0,
-            chunking,
-        },
-        model_groups: Vec::new(),
+        agent: agent(model, chunking),
+        model_groups: model_groups(model),
         skills,
         memory: memory(model),
         shared_hooks,
-        responses: Default::default(),
+        responses: responses(model),
         knowledge: index.map(|i| manifest::Knowledge {
             path: manifest::KNOWLEDGE_PATH.into(),
             stats: i.stats(),
