@@ -21,6 +21,7 @@ pub mod probe;
 pub mod python;
 pub mod render;
 pub mod responses;
+pub mod runtime;
 pub mod skill_md;
 pub mod source;
 pub mod suggest;
