@@ -81,3 +81,23 @@ fn check(bencher: divan::Bencher, skills: usize) {
         outcome.findings.len()
     });
 }
+
+/// `maestro train` (without the Python import probe) over the same
+/// projects, forced to rebuild each time.
+#[divan::bench(args = [10, 100, 1000], sample_count = 10)]
+fn train(bencher: divan::Bencher, skills: usize) {
+    let root = project(skills);
+    let out = std::env::temp_dir().join(format!("maestro-bench-out-{skills}-{}", std::process::id()));
+    let opts = maestro::train::TrainOptions {
+        out_dir: Some(out.clone()),
+        fixed_name: Some("bench".into()),
+        force: true,
+        import_check: false,
+        ..Default::default()
+    };
+    bencher.bench(|| {
+        let report = maestro::train::train(&root, &opts, &mut |_| {}).unwrap();
+        assert!(matches!(report.status, maestro::train::Status::Written { .. }));
+    });
+    let _ = std::fs::remove_dir_all(&out);
+}
