@@ -87,7 +87,8 @@ fn check(bencher: divan::Bencher, skills: usize) {
 #[divan::bench(args = [10, 100, 1000], sample_count = 10)]
 fn train(bencher: divan::Bencher, skills: usize) {
     let root = project(skills);
-    let out = std::env::temp_dir().join(format!("maestro-bench-out-{skills}-{}", std::process::id()));
+    let out =
+        std::env::temp_dir().join(format!("maestro-bench-out-{skills}-{}", std::process::id()));
     let opts = maestro::train::TrainOptions {
         out_dir: Some(out.clone()),
         fixed_name: Some("bench".into()),
@@ -97,7 +98,10 @@ fn train(bencher: divan::Bencher, skills: usize) {
     };
     bencher.bench(|| {
         let report = maestro::train::train(&root, &opts, &mut |_| {}).unwrap();
-        assert!(matches!(report.status, maestro::train::Status::Written { .. }));
+        assert!(matches!(
+            report.status,
+            maestro::train::Status::Written { .. }
+        ));
     });
     let _ = std::fs::remove_dir_all(&out);
 }

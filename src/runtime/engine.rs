@@ -1,0 +1,985 @@
+//! The conversation engine: a state machine over the manifest with no I/O.
+//!
+//! A driver feeds it [`Input`]s (a user message, the LLM's response, the
+//! outcome of a tool it ran) and gets back an [`Output`]: messages to send
+//! now and the [`Next`] thing to do (call the LLM with this request, run
+//! this Python tool, or wait for the user). While a tool runs, the driver
+//! answers its `context.memory` and `context.send` requests through
+//! [`Engine::host`].
+//!
+//! The guarantees of the seeds live here: the tool list per state (the
+//! framework tools' "when offered" rules, gates, the post-search collapse),
+//! gates checked again when a call arrives (a call to a tool that would not
+//! be offered is refused and never runs, D12), confirmations (with
+//! `requires` re-checked on approval), memory rules (D7), post-write hooks
+//! with rollback, and the append-only event log.
+
+use crate::condition::{self, Value as CondValue};
+use crate::knowledge::KnowledgeIndex;
+use crate::manifest::{self, Manifest};
+use crate::runtime::memory::{Scope, Values};
+use crate::runtime::types::{
+    ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolHost, ToolOutcome, ToolSpec,
+};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+
+/// Maximum LLM calls in one turn.
+pub const MAX_ITERATIONS: u32 = 20;
+/// Text sent when a turn cannot go on (LLM failure, iteration cap).
+pub const FALLBACK_ERROR: &str = "I'm sorry, but something went wrong. Please try again.";
+
+/// One entry of the append-only event log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    UserUttered {
+        text: String,
+    },
+    BotUttered {
+        text: String,
+    },
+    SkillActivated {
+        skill: String,
+    },
+    SkillCompleted {
+        skill: String,
+    },
+    SkillCancelled {
+        skill: String,
+    },
+    ToolExecuted {
+        name: String,
+        arguments: Value,
+        result: Value,
+        is_error: bool,
+    },
+    ToolCancelled {
+        name: String,
+        arguments: Value,
+    },
+    MemorySet {
+        name: String,
+        value: Value,
+    },
+    MemoryCleared {
+        name: String,
+    },
+    ConfirmationRequested {
+        tool: String,
+        arguments: Value,
+    },
+    ConfirmationResolved {
+        tool: String,
+        confirmed: bool,
+    },
+}
+
+/// A tool call held until the user confirms it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingConfirmation {
+    pub skill: String,
+    pub tool: String,
+    pub arguments: Value,
+    /// The turn in which it was requested (it cannot be resolved then).
+    pub turn: u32,
+}
+
+/// What the driver must run in Python.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRun {
+    pub name: String,
+    pub module: String,
+    pub function: String,
+    pub arguments: Value,
+    /// The skill whose memory view the tool's `context.memory` uses.
+    pub skill: String,
+    /// The `context` payload for the worker (skill id, events, model).
+    pub context: Value,
+}
+
+/// What to do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    CallLlm(ChatRequest),
+    RunTool(ToolRun),
+    WaitForUser,
+}
+
+/// The result of one step: messages to send now, then what to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub say: Vec<String>,
+    pub next: Next,
+}
+
+/// An input to the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    User(String),
+    Llm(ChatResponse),
+    /// The LLM provider failed (after its retries).
+    LlmFailed(String),
+    Tool(ToolOutcome),
+}
+
+/// What the driver is running for the engine.
+#[derive(Debug, Clone, PartialEq)]
+enum Running {
+    /// An LLM-invoked (or confirmed) builder tool.
+    Tool { call: ToolCall, skill: String },
+    /// A post-write hook after a `set_fields` / `correct` write.
+    Hook {
+        call: ToolCall,
+        field: String,
+        snapshot: Values,
+        rest: Vec<(String, Value)>,
+        lines: Vec<String>,
+        wrote: bool,
+    },
+}
+
+/// The state of one conversation.
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    /// Active skills, innermost last.
+    pub stack: Vec<String>,
+    pub memory: Values,
+    pub events: Vec<Event>,
+    pub history: Vec<ChatMessage>,
+    pub pending: Option<PendingConfirmation>,
+    turn: u32,
+    iterations: u32,
+    searched: bool,
+    queue: VecDeque<ToolCall>,
+    running: Option<Running>,
+    say: Vec<String>,
+}
+
+impl Conversation {
+    pub fn active(&self) -> Option<&str> {
+        self.stack.last().map(String::as_str)
+    }
+    /// The tools offered by the last LLM request (for tests and debugging).
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+}
+
+/// The engine over one packaged model.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub manifest: Manifest,
+    pub knowledge: Option<KnowledgeIndex>,
+}
+
+fn error_json(message: impl Into<String>) -> Value {
+    json!({ "error": message.into() })
+}
+
+impl Engine {
+    pub fn new(manifest: Manifest, knowledge: Option<KnowledgeIndex>) -> Self {
+        Engine {
+            manifest,
+            knowledge,
+        }
+    }
+
+    fn skill(&self, id: &str) -> Option<&manifest::Skill> {
+        self.manifest.skills.iter().find(|s| s.id == id)
+    }
+
+    fn scope<'a>(&'a self, skill: Option<&'a str>) -> Scope<'a> {
+        Scope {
+            schema: &self.manifest.memory,
+            skill,
+        }
+    }
+
+    /// Skills the LLM may start with `activate` (not hidden, not disabled,
+    /// not already on the stack).
+    pub fn startable(&self, conv: &Conversation) -> Vec<&manifest::Skill> {
+        self.manifest
+            .skills
+            .iter()
+            .filter(|s| !s.hidden && !s.disabled && !conv.stack.contains(&s.id))
+            .collect()
+    }
+
+    /// Whether a gate holds for the active skill (fail closed).
+    pub fn gate_holds(&self, conv: &Conversation, gate: &manifest::Gate) -> bool {
+        let scope = self.scope(conv.active());
+        let lookup = |ns: &str, entry: &str| -> Option<CondValue> {
+            let v = scope.get(&conv.memory, &format!("{ns}.{entry}"));
+            (!v.is_null()).then(|| CondValue::from(v))
+        };
+        condition::evaluate(&gate.condition, &lookup).is_ok_and(|v| condition::truthy(&v))
+    }
+
+    /// The builder tools of the active skill that are offered now.
+    fn builder_tools<'a>(&'a self, conv: &Conversation) -> Vec<&'a manifest::Tool> {
+        let Some(skill) = conv.active().and_then(|id| self.skill(id)) else {
+            return Vec::new();
+        };
+        skill
+            .tools
+            .iter()
+            .filter(|t| t.gate.as_ref().is_none_or(|g| self.gate_holds(conv, g)))
+            .collect()
+    }
+
+    fn builtin_enabled(&self, name: &str) -> bool {
+        let alias = match name {
+            "cancel_skill" => "cancel",
+            "complete_skill" => "complete",
+            other => other,
+        };
+        !self
+            .manifest
+            .agent
+            .builtin_tools
+            .iter()
+            .any(|b| (b.tool == name || b.tool == alias) && !b.enabled)
+    }
+
+    fn has_knowledge(&self) -> bool {
+        self.knowledge.as_ref().is_some_and(|k| !k.is_empty())
+            && self.builtin_enabled("search_knowledge")
+    }
+
+    /// The correctable values: settable fields of the active skill (and the
+    /// project) that hold a value.
+    fn correctable(&self, conv: &Conversation) -> Vec<String> {
+        let scope = self.scope(conv.active());
+        scope
+            .settable()
+            .into_iter()
+            .filter(|f| !scope.get(&conv.memory, &f.name).is_null())
+            .map(|f| f.name.clone())
+            .collect()
+    }
+
+    /// The tool list for the current state, exactly as the seeds' table.
+    pub fn offered_tools(&self, conv: &Conversation) -> Vec<ToolSpec> {
+        let mut out = Vec::new();
+        let startable = self.startable(conv);
+        if !startable.is_empty() && self.builtin_enabled("activate") {
+            let ids: Vec<&str> = startable.iter().map(|s| s.id.as_str()).collect();
+            out.push(spec(
+                "activate",
+                "Start or switch to the skill that serves the user's request.",
+                json!({"type":"object","properties":{"flow_id":{"type":"string","enum":ids}},"required":["flow_id"],"additionalProperties":false}),
+            ));
+        }
+        let knowledge = self.has_knowledge();
+        if knowledge {
+            out.push(spec(
+                "search_knowledge",
+                "Search the knowledge base before answering an informational question.",
+                json!({"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}),
+            ));
+        }
+        if (conv.searched || !knowledge) && self.builtin_enabled("cannot_help") {
+            out.push(spec(
+                "cannot_help",
+                "Decline a request that no skill, tool or knowledge can serve.",
+                json!({"type":"object","properties":{"in_domain":{"type":"boolean"}},"required":["in_domain"],"additionalProperties":false}),
+            ));
+        }
+        let pending = conv
+            .pending
+            .as_ref()
+            .filter(|p| Some(p.skill.as_str()) == conv.active());
+        if let Some(p) = pending {
+            out.push(spec(
+                "resolve_tool_confirmation",
+                &format!("Record whether the user approved running `{}` (true) or declined (false).", p.tool),
+                json!({"type":"object","properties":{"confirmed":{"type":"boolean"}},"required":["confirmed"],"additionalProperties":false}),
+            ));
+        }
+        if conv.searched {
+            return out; // the post-search collapse
+        }
+        if conv.active().is_some() {
+            if self.builtin_enabled("complete_skill") {
+                out.push(spec(
+                    "complete_skill",
+                    "Mark the active skill as finished.",
+                    empty_object(),
+                ));
+            }
+            if self.builtin_enabled("cancel_skill") {
+                out.push(spec(
+                    "cancel_skill",
+                    "Abandon the active skill, only on a clear request.",
+                    empty_object(),
+                ));
+            }
+            let scope = self.scope(conv.active());
+            let settable = scope.settable();
+            if !settable.is_empty() {
+                let props: serde_json::Map<String, Value> = settable
+                    .iter()
+                    .map(|f| (f.name.clone(), json!({"type": json_type(f.type_name.as_deref()), "description": f.description.clone().unwrap_or_else(|| format!("The value for '{}'.", f.name))})))
+                    .collect();
+                out.push(spec(
+                    "set_fields",
+                    "Record one or more values the user stated.",
+                    json!({"type":"object","properties":props,"required":[],"additionalProperties":false}),
+                ));
+            }
+            let correctable = self.correctable(conv);
+            if !correctable.is_empty() {
+                out.push(spec(
+                    "correct",
+                    "Revise a value the user already provided.",
+                    json!({"type":"object","properties":{"memory_key":{"type":"string","enum":correctable},"value":{}},"required":["memory_key","value"],"additionalProperties":false}),
+                ));
+            }
+            for t in self.builder_tools(conv) {
+                out.push(spec(&t.name, &t.description, t.parameters.clone()));
+            }
+        }
+        out
+    }
+
+    /// The request for the next LLM call.
+    fn request(&self, conv: &Conversation) -> ChatRequest {
+        let mut system = String::new();
+        if let Some(p) = &self.manifest.agent.persona {
+            system.push_str(p.trim());
+            system.push_str("\n\n");
+        }
+        for r in &self.manifest.agent.rules {
+            system.push_str(&format!("- {r}\n"));
+        }
+        match conv.active().and_then(|id| self.skill(id)) {
+            Some(s) => {
+                system.push_str(&format!(
+                    "\n## Active skill: {}\n{}\n",
+                    s.name.as_deref().unwrap_or(&s.id),
+                    s.instructions
+                ));
+            }
+            None => {
+                system.push_str("\n## Skills you can start with `activate`\n");
+                for s in self.startable(conv) {
+                    system.push_str(&format!(
+                        "- {} ({}): {}\n",
+                        s.id,
+                        s.name.as_deref().unwrap_or(&s.id),
+                        s.description
+                    ));
+                }
+            }
+        }
+        let memory = self.scope(conv.active()).readable_values(&conv.memory);
+        if !memory.is_empty() {
+            system.push_str("\n## Memory\n");
+            for (k, v) in memory {
+                system.push_str(&format!("- {k} = {v}\n"));
+            }
+        }
+        if let Some(p) = &conv.pending {
+            system.push_str(&format!(
+                "\n## Pending confirmation\nThe user was asked to confirm `{}` with {}. Call `resolve_tool_confirmation` with their answer.\n",
+                p.tool, p.arguments
+            ));
+        }
+        let mut messages = vec![ChatMessage::system(system.trim_end())];
+        messages.extend(conv.history.iter().cloned());
+        ChatRequest {
+            messages,
+            tools: self.offered_tools(conv),
+        }
+    }
+
+    /// Feed one input and get what to do next.
+    pub fn step(&self, conv: &mut Conversation, input: Input) -> Output {
+        match input {
+            Input::User(text) => {
+                conv.turn += 1;
+                conv.iterations = 0;
+                conv.searched = false;
+                conv.queue.clear();
+                conv.running = None;
+                conv.events.push(Event::UserUttered { text: text.clone() });
+                conv.history.push(ChatMessage::user(text));
+                self.call_llm(conv)
+            }
+            Input::LlmFailed(_) => {
+                self.say(conv, FALLBACK_ERROR.to_string());
+                self.finish(conv, Next::WaitForUser)
+            }
+            Input::Llm(resp) => {
+                if resp.tool_calls.is_empty() {
+                    conv.searched = false;
+                    let text = resp.content.unwrap_or_default();
+                    conv.history.push(ChatMessage::assistant(text.clone()));
+                    if !text.trim().is_empty() {
+                        self.say(conv, text);
+                    }
+                    return self.finish(conv, Next::WaitForUser);
+                }
+                conv.history.push(ChatMessage {
+                    role: crate::runtime::types::Role::Assistant,
+                    content: resp.content.clone(),
+                    tool_calls: resp.tool_calls.clone(),
+                    tool_call_id: None,
+                });
+                conv.queue = resp.tool_calls.into_iter().collect();
+                self.drain(conv)
+            }
+            Input::Tool(outcome) => self.tool_done(conv, outcome),
+        }
+    }
+
+    fn say(&self, conv: &mut Conversation, text: String) {
+        conv.events.push(Event::BotUttered { text: text.clone() });
+        conv.say.push(text);
+    }
+
+    fn finish(&self, conv: &mut Conversation, next: Next) -> Output {
+        Output {
+            say: std::mem::take(&mut conv.say),
+            next,
+        }
+    }
+
+    fn call_llm(&self, conv: &mut Conversation) -> Output {
+        if conv.iterations >= MAX_ITERATIONS {
+            self.say(conv, FALLBACK_ERROR.to_string());
+            return self.finish(conv, Next::WaitForUser);
+        }
+        conv.iterations += 1;
+        let req = self.request(conv);
+        self.finish(conv, Next::CallLlm(req))
+    }
+
+    /// Process queued tool calls until one needs the driver (a Python tool)
+    /// or the queue is empty (then the LLM is called again).
+    fn drain(&self, conv: &mut Conversation) -> Output {
+        while let Some(call) = conv.queue.pop_front() {
+            if let Some(run) = self.dispatch(conv, call) {
+                return self.finish(conv, Next::RunTool(run));
+            }
+        }
+        self.call_llm(conv)
+    }
+
+    fn respond(&self, conv: &mut Conversation, call: &ToolCall, result: Value) {
+        let text = match &result {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        conv.history
+            .push(ChatMessage::tool_result(call.id.clone(), text));
+    }
+
+    /// Handle one tool call; `Some(run)` when Python must run it.
+    fn dispatch(&self, conv: &mut Conversation, call: ToolCall) -> Option<ToolRun> {
+        let offered = self.offered_tools(conv);
+        if !offered.iter().any(|t| t.name == call.name) {
+            // D12: a call to a tool that would not be offered never runs.
+            let why = if self.builder_any(conv, &call.name) {
+                format!(
+                    "Tool '{}' is not available now: its gating condition is not met.",
+                    call.name
+                )
+            } else {
+                format!("Tool '{}' is not available now.", call.name)
+            };
+            self.respond(conv, &call, error_json(why));
+            return None;
+        }
+        let args = &call.arguments;
+        match call.name.as_str() {
+            "activate" => {
+                let id = args["flow_id"].as_str().unwrap_or_default().to_string();
+                if self.startable(conv).iter().any(|s| s.id == id) {
+                    conv.stack.push(id.clone());
+                    conv.events.push(Event::SkillActivated { skill: id });
+                    self.respond(conv, &call, json!({"status": "activated"}));
+                } else {
+                    self.respond(
+                        conv,
+                        &call,
+                        error_json(format!("`{id}` is not a skill that can be started now.")),
+                    );
+                }
+                None
+            }
+            "complete_skill" | "cancel_skill" => {
+                let skill = conv.stack.pop().unwrap_or_default();
+                if conv.pending.as_ref().is_some_and(|p| p.skill == skill) {
+                    conv.pending = None;
+                }
+                conv.events.push(if call.name == "complete_skill" {
+                    Event::SkillCompleted { skill }
+                } else {
+                    Event::SkillCancelled { skill }
+                });
+                self.respond(conv, &call, json!({"status": "done"}));
+                None
+            }
+            "search_knowledge" => {
+                let query = args["query"].as_str().unwrap_or_default();
+                let hits: Vec<Value> = self
+                    .knowledge
+                    .as_ref()
+                    .map(|k| {
+                        k.search(query, conv.active(), 5)
+                            .into_iter()
+                            .map(|h| json!({"text": h.chunk.text, "source": h.chunk.path, "scope": h.chunk.scope}))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                conv.searched = true;
+                let result = if hits.is_empty() {
+                    json!({"results": [], "note": "No relevant knowledge found for the query."})
+                } else {
+                    json!({ "results": hits })
+                };
+                self.respond(conv, &call, result);
+                None
+            }
+            "cannot_help" => {
+                self.respond(conv, &call, json!({"status": "declined"}));
+                None
+            }
+            "resolve_tool_confirmation" => self.resolve(conv, call),
+            "set_fields" => {
+                let pairs: Vec<(String, Value)> = args
+                    .as_object()
+                    .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                    .unwrap_or_default();
+                self.write_fields(conv, call, pairs, Vec::new(), false)
+            }
+            "correct" => {
+                let key = args["memory_key"].as_str().unwrap_or_default().to_string();
+                let value = args.get("value").cloned().unwrap_or(Value::Null);
+                self.write_fields(conv, call, vec![(key, value)], Vec::new(), false)
+            }
+            _ => self.builder(conv, call, false),
+        }
+    }
+
+    fn builder_any(&self, conv: &Conversation, name: &str) -> bool {
+        conv.active()
+            .and_then(|id| self.skill(id))
+            .is_some_and(|s| s.tools.iter().any(|t| t.name == name))
+    }
+
+    fn tool<'a>(&'a self, skill: &str, name: &str) -> Option<&'a manifest::Tool> {
+        self.skill(skill)?.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Run (or hold for confirmation) a builder tool of the active skill.
+    /// `confirmed`: the user approved this call (no new confirmation).
+    fn builder(&self, conv: &mut Conversation, call: ToolCall, confirmed: bool) -> Option<ToolRun> {
+        let skill = conv.active().unwrap_or_default().to_string();
+        let tool = self.tool(&skill, &call.name)?.clone();
+        if let Some(gate) = &tool.gate {
+            if !self.gate_holds(conv, gate) {
+                self.respond(
+                    conv,
+                    &call,
+                    error_json(format!(
+                        "Tool '{}' is not available now: its gating condition is not met.",
+                        call.name
+                    )),
+                );
+                return None;
+            }
+        }
+        if let (Some(conf), false) = (&tool.confirmation, confirmed) {
+            conv.pending = Some(PendingConfirmation {
+                skill: skill.clone(),
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+                turn: conv.turn,
+            });
+            conv.events.push(Event::ConfirmationRequested {
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+            let ask = conf
+                .utter_for_confirmation
+                .as_deref()
+                .and_then(|r| self.response_text(conv, r));
+            let message = ask
+                .clone()
+                .unwrap_or_else(|| format!("Ask the user to confirm running {}.", call.name));
+            if let Some(ask) = ask {
+                self.say(conv, ask);
+            }
+            self.respond(
+                conv,
+                &call,
+                json!({"status": "awaiting_confirmation", "message": message}),
+            );
+            return None;
+        }
+        conv.running = Some(Running::Tool {
+            call: call.clone(),
+            skill: skill.clone(),
+        });
+        Some(ToolRun {
+            name: call.name.clone(),
+            module: tool.module.clone(),
+            function: tool.function.clone(),
+            arguments: call.arguments.clone(),
+            context: self.context_payload(conv, &skill),
+            skill,
+        })
+    }
+
+    fn context_payload(&self, conv: &Conversation, skill: &str) -> Value {
+        json!({
+            "skill_id": skill,
+            "events": serde_json::to_value(&conv.events).unwrap_or(Value::Null),
+            "llm_config": self.manifest.model_groups.first().map(|g| serde_json::to_value(g).unwrap_or(Value::Null)).unwrap_or(json!({})),
+            "references_index": Value::Null,
+        })
+    }
+
+    fn resolve(&self, conv: &mut Conversation, call: ToolCall) -> Option<ToolRun> {
+        let Some(p) = conv.pending.clone() else {
+            self.respond(conv, &call, error_json("No confirmation is pending."));
+            return None;
+        };
+        if p.turn == conv.turn {
+            self.respond(
+                conv,
+                &call,
+                error_json("Wait for the user's answer before resolving the confirmation."),
+            );
+            return None;
+        }
+        let Some(confirmed) = call.arguments["confirmed"].as_bool() else {
+            self.respond(
+                conv,
+                &call,
+                error_json("`confirmed` must be true or false."),
+            );
+            return None;
+        };
+        conv.pending = None;
+        conv.events.push(Event::ConfirmationResolved {
+            tool: p.tool.clone(),
+            confirmed,
+        });
+        if !confirmed {
+            let denial = self
+                .tool(&p.skill, &p.tool)
+                .and_then(|t| t.confirmation.as_ref())
+                .and_then(|c| c.utter_on_user_denial.clone());
+            if let Some(text) = denial.and_then(|r| self.response_text(conv, &r)) {
+                self.say(conv, text);
+            }
+            conv.events.push(Event::ToolExecuted {
+                name: p.tool.clone(),
+                arguments: p.arguments.clone(),
+                result: json!({"status": "declined"}),
+                is_error: false,
+            });
+            self.respond(conv, &call, json!({"status": "declined"}));
+            return None;
+        }
+        // Approved: run the held call (its gate is checked again).
+        self.respond(conv, &call, json!({"status": "confirmed"}));
+        let held = ToolCall {
+            id: call.id.clone(),
+            name: p.tool,
+            arguments: p.arguments,
+        };
+        self.builder(conv, held, true)
+    }
+
+    /// Write `pairs` in order through the settable path; each written entry
+    /// with a post-write hook runs the hook (rolling the write back when it
+    /// returns a non-null `error`).
+    fn write_fields(
+        &self,
+        conv: &mut Conversation,
+        call: ToolCall,
+        pairs: Vec<(String, Value)>,
+        mut lines: Vec<String>,
+        mut wrote: bool,
+    ) -> Option<ToolRun> {
+        let skill = conv.active().map(str::to_string);
+        let mut rest = pairs.into_iter();
+        while let Some((name, value)) = rest.next() {
+            let scope = self.scope(skill.as_deref());
+            if !scope.settable().iter().any(|f| f.name == name) {
+                lines.push(format!("{name}: not set: not a settable field"));
+                continue;
+            }
+            if value.is_null() {
+                lines.push(format!("{name}: not set: null is not a value"));
+                continue;
+            }
+            let snapshot = conv.memory.clone();
+            match scope.set(&mut conv.memory, &name, value.clone()) {
+                Err(e) => lines.push(format!("{name}: not set: {e}")),
+                Ok(key) => {
+                    conv.events.push(Event::MemorySet {
+                        name: key.clone(),
+                        value,
+                    });
+                    if let Some(hook) = self.hook_for(skill.as_deref(), &name) {
+                        conv.running = Some(Running::Hook {
+                            call: call.clone(),
+                            field: name.clone(),
+                            snapshot,
+                            rest: rest.collect(),
+                            lines,
+                            wrote,
+                        });
+                        return Some(ToolRun {
+                            name: hook.function.clone(),
+                            module: hook.module.clone(),
+                            function: hook.function.clone(),
+                            arguments: json!({}),
+                            context: self
+                                .context_payload(conv, skill.as_deref().unwrap_or_default()),
+                            skill: skill.clone().unwrap_or_default(),
+                        });
+                    }
+                    wrote = true;
+                    lines.push(format!("{name}: set"));
+                }
+            }
+        }
+        let summary = lines.join("; ");
+        let result = if wrote {
+            Value::String(summary)
+        } else {
+            error_json(summary)
+        };
+        conv.events.push(Event::ToolExecuted {
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            result: result.clone(),
+            is_error: !wrote,
+        });
+        self.respond(conv, &call, result);
+        None
+    }
+
+    fn hook_for(&self, skill: Option<&str>, entry: &str) -> Option<&manifest::Hook> {
+        skill
+            .and_then(|s| self.skill(s))
+            .and_then(|s| s.hooks.iter().find(|h| h.entry == entry))
+            .or_else(|| self.manifest.shared_hooks.iter().find(|h| h.entry == entry))
+    }
+
+    fn tool_done(&self, conv: &mut Conversation, outcome: ToolOutcome) -> Output {
+        match conv.running.take() {
+            None => self.finish(conv, Next::WaitForUser),
+            Some(Running::Tool { call, skill }) => {
+                if outcome == ToolOutcome::Cancelled {
+                    // D13: not recorded as executed; memory already written is kept.
+                    conv.events.push(Event::ToolCancelled {
+                        name: call.name.clone(),
+                        arguments: call.arguments.clone(),
+                    });
+                    self.respond(
+                        conv,
+                        &call,
+                        error_json("The turn was interrupted before the tool finished."),
+                    );
+                    conv.queue.clear();
+                    return self.finish(conv, Next::WaitForUser);
+                }
+                let (result, is_error) = outcome_value(&call.name, outcome);
+                conv.events.push(Event::ToolExecuted {
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    result: result.clone(),
+                    is_error,
+                });
+                self.respond(conv, &call, result.clone());
+                let failed = is_error
+                    || result
+                        .get("error")
+                        .is_some_and(|e| !e.is_null() && e != &json!(false) && e != &json!(""));
+                let utter = self.tool(&skill, &call.name).and_then(|t| {
+                    if failed {
+                        t.on_failure.clone()
+                    } else {
+                        t.on_success.clone()
+                    }
+                });
+                if let Some(text) = utter.and_then(|r| self.response_text(conv, &r)) {
+                    self.say(conv, text);
+                }
+                self.drain(conv)
+            }
+            Some(Running::Hook {
+                call,
+                field,
+                snapshot,
+                rest,
+                mut lines,
+                wrote,
+            }) => {
+                let (result, is_error) = outcome_value(&field, outcome);
+                let rejected = is_error || result.get("error").is_some_and(|e| !e.is_null());
+                if rejected {
+                    // Roll back the write and everything the hook wrote,
+                    // recording each reversal (the log stays append-only).
+                    let keys: std::collections::BTreeSet<String> =
+                        conv.memory.keys().chain(snapshot.keys()).cloned().collect();
+                    for key in keys {
+                        if conv.memory.get(&key) != snapshot.get(&key) {
+                            conv.events.push(match snapshot.get(&key) {
+                                Some(v) => Event::MemorySet {
+                                    name: key,
+                                    value: v.clone(),
+                                },
+                                None => Event::MemoryCleared { name: key },
+                            });
+                        }
+                    }
+                    conv.memory = snapshot;
+                    let why = result.get("error").map_or_else(
+                        || result.to_string(),
+                        |e| e.as_str().map_or_else(|| e.to_string(), str::to_string),
+                    );
+                    lines.push(format!(
+                        "{field}: not set: memory validation tool failed: {why}"
+                    ));
+                    if let Some(run) = self.write_fields(conv, call, rest, lines, wrote) {
+                        return self.finish(conv, Next::RunTool(run));
+                    }
+                } else {
+                    lines.push(format!("{field}: set"));
+                    if let Some(run) = self.write_fields(conv, call, rest, lines, true) {
+                        return self.finish(conv, Next::RunTool(run));
+                    }
+                }
+                self.drain(conv)
+            }
+        }
+    }
+
+    /// The text of a response (first variant whose condition holds).
+    pub fn response_text(&self, conv: &Conversation, name: &str) -> Option<String> {
+        let r = self.manifest.responses.get(name)?;
+        r.variants
+            .iter()
+            .find(|v| {
+                v.condition
+                    .as_ref()
+                    .is_none_or(|c| self.gate_holds(conv, c))
+            })
+            .map(|v| v.text.clone())
+            .filter(|t| !t.trim().is_empty())
+    }
+
+    /// The `ToolHost` a running tool talks to: its memory view is the
+    /// running tool's skill; `deliver` gets every `context.send` text.
+    pub fn host<'a>(
+        &'a self,
+        conv: &'a mut Conversation,
+        deliver: &'a mut dyn FnMut(&str),
+        cancelled: &'a dyn Fn() -> bool,
+    ) -> EngineHost<'a> {
+        EngineHost {
+            engine: self,
+            conv,
+            deliver,
+            cancelled,
+        }
+    }
+}
+
+/// The engine's side of a running tool's `ToolContext`.
+pub struct EngineHost<'a> {
+    engine: &'a Engine,
+    conv: &'a mut Conversation,
+    deliver: &'a mut dyn FnMut(&str),
+    cancelled: &'a dyn Fn() -> bool,
+}
+
+impl EngineHost<'_> {
+    fn skill(&self) -> Option<String> {
+        match &self.conv.running {
+            Some(Running::Tool { skill, .. }) => Some(skill.clone()),
+            _ => self.conv.active().map(str::to_string),
+        }
+    }
+}
+
+impl ToolHost for EngineHost<'_> {
+    fn memory_get(&mut self, name: &str) -> Value {
+        let skill = self.skill();
+        self.engine
+            .scope(skill.as_deref())
+            .get(&self.conv.memory, name)
+    }
+
+    fn memory_set(&mut self, name: &str, value: Value) -> Result<(), String> {
+        let skill = self.skill();
+        let key =
+            self.engine
+                .scope(skill.as_deref())
+                .set(&mut self.conv.memory, name, value.clone())?;
+        self.conv.events.push(if value.is_null() {
+            Event::MemoryCleared { name: key }
+        } else {
+            Event::MemorySet { name: key, value }
+        });
+        Ok(())
+    }
+
+    fn send(&mut self, text: &str) {
+        if (self.cancelled)() {
+            return;
+        }
+        self.conv.events.push(Event::BotUttered {
+            text: text.to_string(),
+        });
+        (self.deliver)(text);
+    }
+
+    fn is_cancelled(&mut self) -> bool {
+        (self.cancelled)()
+    }
+}
+
+fn outcome_value(name: &str, outcome: ToolOutcome) -> (Value, bool) {
+    match outcome {
+        ToolOutcome::Ok(v) => (v, false),
+        ToolOutcome::Error(e) => (error_json(e), true),
+        ToolOutcome::Timeout(secs) => (
+            error_json(format!("Tool '{name}' timed out after {secs:.1} seconds.")),
+            true,
+        ),
+        ToolOutcome::Cancelled => (error_json("cancelled"), true),
+    }
+}
+
+fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
+    ToolSpec {
+        name: name.to_string(),
+        description: description.to_string(),
+        parameters,
+    }
+}
+
+fn empty_object() -> Value {
+    json!({"type":"object","properties":{},"required":[],"additionalProperties":false})
+}
+
+fn json_type(memory_type: Option<&str>) -> &'static str {
+    match memory_type {
+        Some("bool") => "boolean",
+        Some("int") => "integer",
+        Some("float") => "number",
+        Some("list") => "array",
+        _ => "string",
+    }
+}
