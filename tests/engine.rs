@@ -374,6 +374,43 @@ fn after_search_knowledge_only_the_collapsed_set_is_offered() {
 }
 
 #[test]
+fn set_fields_does_not_overwrite_and_correct_does() {
+    let e = engine();
+    let (mut conv, _) = in_card_replace(&e);
+    e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"replacement_reason": "lost"}))),
+    );
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"replacement_reason": "stolen"}))),
+    );
+    assert!(last_tool_result(&conv).contains("call `correct`"));
+    assert_eq!(
+        conv.memory["card_replace.replacement_reason"],
+        json!("lost")
+    );
+    assert!(offered(&out).contains(&"correct".to_string()));
+    e.step(
+        &mut conv,
+        Input::Llm(call(
+            "correct",
+            json!({"memory_key": "replacement_reason", "value": "stolen"}),
+        )),
+    );
+    assert_eq!(
+        conv.memory["card_replace.replacement_reason"],
+        json!("stolen")
+    );
+    // Undeclared or unsettable names are refused.
+    e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"replacement_order_id": "x"}))),
+    );
+    assert!(last_tool_result(&conv).contains("not a settable field"));
+}
+
+#[test]
 fn events_are_recorded_in_order() {
     let e = engine();
     let (mut conv, _) = in_card_replace(&e);
@@ -402,4 +439,34 @@ fn events_are_recorded_in_order() {
             "skill_completed"
         ]
     );
+}
+
+#[test]
+fn invalid_arguments_are_refused_before_the_tool_runs() {
+    let e = engine();
+    let mut conv = Conversation::default();
+    e.step(&mut conv, Input::User("balance?".into()));
+    e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "check_balance"}))),
+    );
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("check_balance", json!({"account": 5}))),
+    );
+    assert!(matches!(out.next, Next::CallLlm(_)));
+    let result = last_tool_result(&conv);
+    assert!(
+        result.contains("Missing required argument(s): 'account_id'."),
+        "{result}"
+    );
+    assert!(
+        result.contains("Unexpected argument(s): 'account'."),
+        "{result}"
+    );
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("check_balance", json!({"account_id": "A-1"}))),
+    );
+    assert!(matches!(out.next, Next::RunTool(_)));
 }

@@ -593,6 +593,14 @@ impl Engine {
                 return None;
             }
         }
+        if let Err(why) = validate_arguments(&tool.parameters, &call.arguments) {
+            self.respond(
+                conv,
+                &call,
+                json!({"error": format!("Invalid tool arguments: {why}"), "retryable": true, "code": "invalid_arguments"}),
+            );
+            return None;
+        }
         if let (Some(conf), false) = (&tool.confirmation, confirmed) {
             conv.pending = Some(PendingConfirmation {
                 skill: skill.clone(),
@@ -718,6 +726,12 @@ impl Engine {
             }
             if value.is_null() {
                 lines.push(format!("{name}: not set: null is not a value"));
+                continue;
+            }
+            if call.name == "set_fields" && !scope.get(&conv.memory, &name).is_null() {
+                lines.push(format!(
+                    "{name}: not set: it already has a value; call `correct` to change it"
+                ));
                 continue;
             }
             let snapshot = conv.memory.clone();
@@ -959,6 +973,78 @@ fn outcome_value(name: &str, outcome: ToolOutcome) -> (Value, bool) {
             true,
         ),
         ToolOutcome::Cancelled => (error_json("cancelled"), true),
+    }
+}
+
+/// Check arguments against a tool's parameter schema (the subset maestro
+/// derives: object, required, additionalProperties, property types, typed
+/// array items). Messages follow the engine's wording.
+pub fn validate_arguments(schema: &Value, args: &Value) -> Result<(), String> {
+    let Some(obj) = args.as_object() else {
+        return Err("Arguments must be a JSON object.".into());
+    };
+    let props = schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let mut parts = Vec::new();
+    let mut missing: Vec<&str> = schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|r| !obj.contains_key(*r))
+        .collect();
+    missing.sort();
+    if !missing.is_empty() {
+        let list: Vec<String> = missing.iter().map(|m| format!("'{m}'")).collect();
+        parts.push(format!(
+            "Missing required argument(s): {}.",
+            list.join(", ")
+        ));
+    }
+    let mut unexpected: Vec<&String> = obj.keys().filter(|k| !props.contains_key(*k)).collect();
+    unexpected.sort();
+    if !unexpected.is_empty() && schema["additionalProperties"] == json!(false) {
+        let list: Vec<String> = unexpected.iter().map(|m| format!("'{m}'")).collect();
+        parts.push(format!("Unexpected argument(s): {}.", list.join(", ")));
+    }
+    for (name, value) in obj {
+        let Some(prop) = props.get(name) else {
+            continue;
+        };
+        if !type_matches(&prop["type"], value) {
+            parts.push(format!(
+                "Argument '{name}' must match type '{}'.",
+                prop["type"].as_str().unwrap_or("?")
+            ));
+        } else if let (Some(items), Some(list)) = (prop.get("items"), value.as_array()) {
+            for (i, item) in list.iter().enumerate() {
+                if !type_matches(&items["type"], item) {
+                    parts.push(format!(
+                        "Argument '{name}.{i}' must match type '{}'.",
+                        items["type"].as_str().unwrap_or("?")
+                    ));
+                }
+            }
+        }
+    }
+    if parts.is_empty() {
+        Ok(())
+    } else {
+        Err(parts.join(" "))
+    }
+}
+
+fn type_matches(ty: &Value, v: &Value) -> bool {
+    match ty.as_str() {
+        Some("string") => v.is_string(),
+        Some("integer") => v.as_f64().is_some_and(|f| f.fract() == 0.0) && !v.is_boolean(),
+        Some("number") => v.is_number(),
+        Some("boolean") => v.is_boolean(),
+        Some("array") => v.is_array(),
+        Some("object") => v.is_object(),
+        _ => true,
     }
 }
 
