@@ -2014,6 +2014,20 @@ mod tests {
         parse_integrations(FileId(0), text, root)
     }
 
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "(agent|orchestrator|model_groups|models|persona|model_group|provider|api_key|tool_constraints|mcp_servers|- |: |\\n|  |\\$\\{X\\}|sk-abc|true|1|\"|\\[|\\{|é){0,40}") {
+            let _ = agent(&s);
+            let _ = integrations(&s);
+        }
+
+        #[test]
+        fn never_panics_on_any_text(s in "\\PC{0,200}") {
+            let _ = agent(&s);
+            let _ = integrations(&s);
+        }
+    }
+
     #[test]
     fn valid_agent() {
         let (c, codes) = agent("agent:\n  name: X\n  persona: Hi\norchestrator:\n  model_group: ' main '\n  tool_constraints:\n    cancel:\n      requires_confirmation: {enabled: true, utter_for_confirmation: utter_sure}\nrules:\n  - Be brief\n");

@@ -984,6 +984,20 @@ pub fn parse_text(file: FileId, layer: Layer, text: &str) -> (ResponseFile, Vec<
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #[test]
+        fn parsing_never_panics(s in "(responses|utter_x|text|condition|buttons|title|payload|- |: |\\n|  |\\{|\\}|session\\.a\\.b|/set|\"|é){0,40}") {
+            let _ = parse_text(FileId(0), Layer::Root, &s);
+            let _ = placeholders(&s);
+        }
+
+        #[test]
+        fn parsing_never_panics_on_any_text(s in "\\PC{0,200}") {
+            let _ = parse_text(FileId(0), Layer::Skill("s".into()), &s);
+            let _ = placeholders(&s);
+        }
+    }
+
     #[test]
     fn placeholder_shapes() {
         let ps: Vec<Placeholder> = placeholders(
