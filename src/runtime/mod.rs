@@ -6,3 +6,4 @@
 //! never the project.
 
 pub mod types;
+pub mod worker;
