@@ -384,6 +384,8 @@ class Worker:
         if self.root is None:
             return None, "the tool worker has no package loaded"
         key = self._key(rel)
+        if os.path.isabs(key) or key == ".." or key.startswith("../"):
+            return None, "Tool module '%s' is outside the package." % (rel,)
         if key not in self.modules and key not in self.load_errors:
             self.import_module(key)
         if key in self.load_errors:
@@ -428,6 +430,8 @@ class Worker:
             arguments = {}
         if not isinstance(arguments, dict):
             return {"error": "Tool '%s' expects an object of arguments." % name}
+        # `context` is injected, never an LLM argument.
+        arguments = {k: v for k, v in arguments.items() if k != "context"}
         context = _LiveContext(self, call, msg.get("context") or {})
         try:
             returned = fn(context=context, **arguments)

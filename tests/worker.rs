@@ -547,10 +547,52 @@ async def wallets(context: ToolContext = None) -> ToolResult:
         "ImportError: missing backend"
     );
     assert_eq!(
+        worker.call("../outside.py", "x", &json!({}), &ctx(), SECS, &mut host),
+        ToolOutcome::Error("Tool module '../outside.py' is outside the package.".into())
+    );
+    assert_eq!(
         worker.call("tools/broken.py", "x", &json!({}), &ctx(), SECS, &mut host),
         ToolOutcome::Error(
             "Tool module 'tools/broken.py' could not be imported: ImportError: missing backend"
                 .into()
         )
     );
+}
+
+#[test]
+fn modules_not_loaded_up_front_are_imported_on_first_use() {
+    let Some(py) = python() else { return };
+    let dir = package(
+        "lazy",
+        r#"
+@tool(description="d")
+async def hello(name: str, context: ToolContext = None) -> ToolResult:
+    return ToolResult(llm_response=f"hello {name}")
+"#,
+        &[("tools/broken.py", "raise ImportError('never loaded')\n")],
+    );
+    let mut worker = Worker::new(py, &dir).with_modules(Vec::new());
+    worker.start().unwrap();
+    assert!(worker.load_errors().is_empty());
+    let mut host = Host::default();
+    assert_eq!(
+        call(
+            &mut worker,
+            "hello",
+            json!({"name": "Ada", "context": "ignored"}),
+            &mut host
+        ),
+        ToolOutcome::Ok(json!("hello Ada"))
+    );
+}
+
+#[test]
+fn a_missing_interpreter_is_an_error_outcome() {
+    let dir = package("nopython", "", &[]);
+    let mut worker = Worker::new("/nonexistent/python3", &dir);
+    let mut host = Host::default();
+    let ToolOutcome::Error(e) = call(&mut worker, "x", json!({}), &mut host) else {
+        panic!("no interpreter, no call");
+    };
+    assert!(e.contains("cannot start the Python tool worker"), "{e}");
 }
