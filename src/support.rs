@@ -3,7 +3,8 @@
 //! `rasa.calm_v2.tools.result` and their `rasa.mantle.tools.*` aliases, so
 //! that unchanged tool modules import without the Python engine installed.
 //! [`install`] writes it to a cache folder for the import probe and the
-//! runtime's worker.
+//! runtime's worker. The worker program itself (`maestro_worker.py`, see
+//! `runtime::worker`) is installed next to the `rasa` package.
 
 use std::path::PathBuf;
 
@@ -45,6 +46,10 @@ pub const FILES: &[(&str, &str)] = &[
         "rasa/mantle/tools/result.py",
         include_str!("../python/rasa/mantle/tools/result.py"),
     ),
+    (
+        "maestro_worker.py",
+        include_str!("../python/maestro_worker.py"),
+    ),
 ];
 
 /// A short content hash of the package (FNV-1a 64), so that each version
@@ -60,13 +65,19 @@ pub fn version_hash() -> String {
     format!("{h:016x}")
 }
 
+/// The cache folder maestro writes into: `$XDG_CACHE_HOME`, else
+/// `$HOME/.cache`, else the temporary folder.
+pub fn cache_base() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+}
+
 /// Write the package to `<cache>/maestro/support-<hash>/` (once) and return
 /// that folder, to be put on `sys.path`.
 pub fn install() -> std::io::Result<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
+    let base = cache_base();
     let dir = base
         .join("maestro")
         .join(format!("support-{}", version_hash()));

@@ -8,6 +8,7 @@
 pub mod engine;
 pub mod memory;
 pub mod types;
+pub mod worker;
 
 use crate::knowledge::KnowledgeIndex;
 use crate::manifest::{self, Manifest};
