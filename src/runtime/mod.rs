@@ -5,4 +5,7 @@
 //! tools in the worker and print messages. The runtime reads the package,
 //! never the project.
 
+pub mod llm;
+pub mod report;
+pub mod testfile;
 pub mod types;
