@@ -25,7 +25,8 @@
 //!   a router): 429, 5xx and connection failures are retried up to
 //!   `max_retries` times with exponential backoff (`backoff`, doubled each
 //!   time), or after the server's `Retry-After` seconds when it sends them,
-//!   capped at [`MAX_RETRY_AFTER`]. Other 4xx answers are final. A timeout is
+//!   capped at [`MAX_RETRY_AFTER`] (an HTTP-date `Retry-After` is ignored in
+//!   favour of the backoff). Other 4xx answers are final. A timeout is
 //!   final too: retrying a request that already took `timeout` would multiply
 //!   the user's wait.
 //! - `timeout` bounds each HTTP request as a whole (connect, send, answer).
@@ -855,6 +856,19 @@ mod tests {
         assert!(err
             .to_string()
             .starts_with("cannot reach the LLM server (after 2 attempts)"));
+    }
+
+    #[test]
+    fn a_2xx_that_is_not_a_completion_is_an_invalid_response() {
+        let (url, server) = serve(vec![canned("200 OK", "<html>proxy login</html>")]);
+        let err = client(&url).complete(&request()).unwrap_err();
+        server.join().unwrap();
+        assert!(matches!(err, LlmError::InvalidResponse(_)), "{err:?}");
+        assert!(
+            err.to_string()
+                .starts_with("LLM server sent an invalid answer: the body is not JSON"),
+            "{err}"
+        );
     }
 
     #[test]

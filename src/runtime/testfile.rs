@@ -131,6 +131,51 @@ pub enum Assertion {
     },
 }
 
+/// The steps of one turn of a test case, as a runner plays them (see the
+/// module docs): the user message, the scripted replies of the turn, and
+/// the `assert` steps that check it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn<'a> {
+    /// `None` for the steps before the first `user` step (session start).
+    pub user: Option<&'a str>,
+    /// Index in `steps` of the `user` step.
+    pub user_step: Option<usize>,
+    /// The LLM's replies during the turn, in order.
+    pub replies: Vec<&'a ChatResponse>,
+    /// The `assert` steps of the turn: (index in `steps`, assertions).
+    pub asserts: Vec<(usize, &'a [Assertion])>,
+}
+
+impl TestCase {
+    /// The steps grouped by turn. The first turn has no user message when
+    /// the test case starts with an `assert`; an empty first turn is left
+    /// out.
+    pub fn turns(&self) -> Vec<Turn<'_>> {
+        let mut turns = vec![Turn {
+            user: None,
+            user_step: None,
+            replies: Vec::new(),
+            asserts: Vec::new(),
+        }];
+        for (i, step) in self.steps.iter().enumerate() {
+            match step {
+                Step::User(text) => turns.push(Turn {
+                    user: Some(text),
+                    user_step: Some(i),
+                    replies: Vec::new(),
+                    asserts: Vec::new(),
+                }),
+                Step::Llm(r) => turns.last_mut().expect("never empty").replies.push(r),
+                Step::Assert(a) => turns.last_mut().expect("never empty").asserts.push((i, a)),
+            }
+        }
+        if turns[0].replies.is_empty() && turns[0].asserts.is_empty() {
+            turns.remove(0);
+        }
+        turns
+    }
+}
+
 /// A problem in a test file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestFileError {
@@ -1057,6 +1102,22 @@ mod tests {
             f.tests[1].steps,
             vec![Step::Assert(vec![Assertion::BotUttered("Welcome".into())])]
         );
+
+        let turns = t.turns();
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[0].user, Some("I lost my card"));
+        assert_eq!(turns[0].user_step, Some(0));
+        assert_eq!(turns[0].replies.len(), 2);
+        assert_eq!(turns[0].asserts.len(), 1);
+        assert_eq!(turns[0].asserts[0].0, 3);
+        assert_eq!(turns[1].user, Some("yes"));
+        assert_eq!(turns[1].replies.len(), 2);
+        assert_eq!(turns[1].asserts[0].0, 7);
+        assert_eq!(turns[1].asserts[0].1.len(), 9);
+        let start = f.tests[1].turns();
+        assert_eq!(start.len(), 1);
+        assert_eq!(start[0].user, None);
+        assert_eq!(start[0].asserts.len(), 1);
     }
 
     /// The errors as `(text at the span, message, help)`.
