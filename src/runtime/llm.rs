@@ -266,6 +266,7 @@ impl OpenAiCompatible {
         };
         ureq::Agent::config_builder()
             .http_status_as_error(false)
+            .user_agent(concat!("maestro/", env!("CARGO_PKG_VERSION")))
             .timeout_global(Some(self.timeout))
             .proxy(proxy)
             .build()
@@ -685,6 +686,10 @@ mod tests {
             .head
             .to_ascii_lowercase()
             .contains("authorization: bearer sk-secret-123"));
+        assert!(got[0]
+            .head
+            .to_ascii_lowercase()
+            .contains(concat!("user-agent: maestro/", env!("CARGO_PKG_VERSION"))));
         let body: Value = serde_json::from_str(&got[0].body).unwrap();
         assert_eq!(
             body,
