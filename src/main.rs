@@ -68,6 +68,33 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Talk to a packaged model in the terminal (one user message per line
+    /// when stdin is not a terminal).
+    #[command(alias = "run")]
+    Shell {
+        /// The model archive (default: the newest in ./models).
+        model: Option<PathBuf>,
+        /// Print events on stderr as they happen.
+        #[arg(long)]
+        debug: bool,
+        /// The Python interpreter for tools.
+        #[arg(long, default_value = "python3")]
+        python: String,
+    },
+    /// Run YAML conversation tests against a packaged model.
+    Test {
+        /// Test files or folders of `*.yml` files (default: ./tests).
+        paths: Vec<PathBuf>,
+        /// The model archive (default: the newest in ./models).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Report format.
+        #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+        format: TestFormat,
+        /// The Python interpreter for tools.
+        #[arg(long, default_value = "python3")]
+        python: String,
+    },
     /// Print a JSON Schema.
     Schema {
         #[arg(value_enum)]
@@ -78,6 +105,12 @@ enum Command {
         /// A finding code, e.g. `tools.undeclared_memory_write`.
         code: Option<String>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TestFormat {
+    Text,
+    Junit,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -136,6 +169,17 @@ fn main() -> ExitCode {
             color,
         ),
         Command::Inspect { model, json } => inspect(&model, json),
+        Command::Shell {
+            model,
+            debug,
+            python,
+        } => shell(model, debug, &python),
+        Command::Test {
+            paths,
+            model,
+            format,
+            python,
+        } => test(paths, model, format, &python),
         Command::Schema {
             what: SchemaKind::Manifest,
         } => {
@@ -285,6 +329,181 @@ fn train(
             );
             ExitCode::from(1)
         }
+    }
+}
+
+/// Load a model for running: the engine and a (lazily started) worker.
+fn load_runtime(
+    model: Option<PathBuf>,
+    python: &str,
+) -> Result<
+    (
+        maestro::runtime::engine::Engine,
+        maestro::runtime::worker::Worker,
+    ),
+    String,
+> {
+    let path = match model {
+        Some(p) => p,
+        None => maestro::train::newest_archive(std::path::Path::new("models"))
+            .ok_or("no model given and none found in ./models; run `maestro train` first")?,
+    };
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let loaded = maestro::runtime::load_model(&bytes)
+        .map_err(|e| format!("{} is not a usable model: {e}", path.display()))?;
+    let dir =
+        maestro::runtime::worker::extract_package(&loaded.files, &loaded.manifest.fingerprint)
+            .map_err(|e| format!("cannot unpack the model's Python sources: {e}"))?;
+    let worker = maestro::runtime::worker::Worker::new(python, dir);
+    Ok((
+        maestro::runtime::engine::Engine::new(loaded.manifest, loaded.knowledge),
+        worker,
+    ))
+}
+
+fn shell(model: Option<PathBuf>, debug: bool, python: &str) -> ExitCode {
+    use std::io::BufRead;
+    let (engine, mut worker) = match load_runtime(model, python) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let man = &engine.manifest;
+    let group = man
+        .agent
+        .model_group
+        .as_deref()
+        .and_then(|id| man.model_groups.iter().find(|g| g.id == id))
+        .or_else(|| man.model_groups.first());
+    let Some(config) = group.and_then(|g| g.models.first()) else {
+        eprintln!(
+            "error: the model has no model group to talk to (integrations.yml `model_groups`)"
+        );
+        return ExitCode::from(2);
+    };
+    let llm = match maestro::runtime::llm::from_config(config, &|v| std::env::var(v).ok()) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let interactive = std::io::stdin().is_terminal();
+    let mut session = maestro::runtime::driver::Session::new(&engine, &mut worker, llm);
+    let stdin = std::io::stdin();
+    let mut seen = 0;
+    loop {
+        if interactive {
+            eprint!("you> ");
+        }
+        let mut line = String::new();
+        match stdin.lock().read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut deliver = |text: &str| {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{text}");
+            let _ = out.flush();
+        };
+        session.turn(line, &mut deliver, &|| false);
+        if debug {
+            for event in &session.events_json()[seen..] {
+                eprintln!("event: {event}");
+            }
+        }
+        seen = session.conv.events.len();
+    }
+    ExitCode::SUCCESS
+}
+
+fn test(paths: Vec<PathBuf>, model: Option<PathBuf>, format: TestFormat, python: &str) -> ExitCode {
+    use maestro::runtime::report::{self, Failure, TestResult};
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from("tests")]
+    } else {
+        paths
+    };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for p in &paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "yml" || x == "yaml"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else if p.is_file() {
+            files.push(p.clone());
+        } else {
+            eprintln!("error: {} does not exist", p.display());
+            return ExitCode::from(2);
+        }
+    }
+    if files.is_empty() {
+        eprintln!("error: no test files (*.yml) found");
+        return ExitCode::from(2);
+    }
+    let (engine, mut worker) = match load_runtime(model, python) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut results: Vec<TestResult> = Vec::new();
+    for f in &files {
+        let label = f.display().to_string();
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: cannot read {label}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        match maestro::runtime::testfile::parse(&text) {
+            Ok(tf) => results.extend(maestro::runtime::runner::run_file(
+                &engine,
+                &mut worker,
+                &label,
+                &text,
+                &tf,
+            )),
+            Err(errors) => {
+                for e in errors {
+                    let line = text[..e.span.start.min(text.len())].matches('\n').count() + 1;
+                    results.push(TestResult {
+                        file: label.clone(),
+                        name: format!("{label} (invalid test file)"),
+                        failure: Some(Failure {
+                            step: None,
+                            line: Some(line),
+                            message: e.message,
+                        }),
+                    });
+                }
+            }
+        }
+    }
+    let out = match format {
+        TestFormat::Text => report::text(&results),
+        TestFormat::Junit => report::junit(&results),
+    };
+    if !write_stdout(&out) {
+        return ExitCode::from(2);
+    }
+    if report::counts(&results).1 > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

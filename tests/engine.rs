@@ -276,6 +276,10 @@ fn a_hook_error_rolls_the_write_back() {
         .memory
         .contains_key("card_replace.replacement_order_id"));
     assert!(last_tool_result(&conv).contains("memory validation tool failed: Not a valid reason."));
+    assert!(
+        !conv.events.iter().any(|e| matches!(e, Event::MemorySet { name, .. } if name == "card_replace.replacement_reason")),
+        "a rejected write is never recorded as set"
+    );
     // {"error": null} is success.
     let out = e.step(
         &mut conv,
@@ -379,29 +383,23 @@ fn set_fields_does_not_overwrite_and_correct_does() {
     let (mut conv, _) = in_card_replace(&e);
     e.step(
         &mut conv,
-        Input::Llm(call("set_fields", json!({"replacement_reason": "lost"}))),
+        Input::Llm(call("set_fields", json!({"order_confirmed": true}))),
     );
     let out = e.step(
         &mut conv,
-        Input::Llm(call("set_fields", json!({"replacement_reason": "stolen"}))),
+        Input::Llm(call("set_fields", json!({"order_confirmed": false}))),
     );
     assert!(last_tool_result(&conv).contains("call `correct`"));
-    assert_eq!(
-        conv.memory["card_replace.replacement_reason"],
-        json!("lost")
-    );
+    assert_eq!(conv.memory["card_replace.order_confirmed"], json!(true));
     assert!(offered(&out).contains(&"correct".to_string()));
     e.step(
         &mut conv,
         Input::Llm(call(
             "correct",
-            json!({"memory_key": "replacement_reason", "value": "stolen"}),
+            json!({"memory_key": "order_confirmed", "value": false}),
         )),
     );
-    assert_eq!(
-        conv.memory["card_replace.replacement_reason"],
-        json!("stolen")
-    );
+    assert_eq!(conv.memory["card_replace.order_confirmed"], json!(false));
     // Undeclared or unsettable names are refused.
     e.step(
         &mut conv,
@@ -416,7 +414,7 @@ fn events_are_recorded_in_order() {
     let (mut conv, _) = in_card_replace(&e);
     e.step(
         &mut conv,
-        Input::Llm(call("set_fields", json!({"replacement_reason": "lost"}))),
+        Input::Llm(call("set_fields", json!({"order_confirmed": true}))),
     );
     e.step(&mut conv, Input::Llm(call("complete_skill", json!({}))));
     let kinds: Vec<String> = conv

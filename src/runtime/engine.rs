@@ -133,6 +133,9 @@ enum Running {
     Hook {
         call: ToolCall,
         field: String,
+        /// The qualified key and value of the triggering write.
+        key: String,
+        value: Value,
         snapshot: Values,
         rest: Vec<(String, Value)>,
         lines: Vec<String>,
@@ -738,14 +741,13 @@ impl Engine {
             match scope.set(&mut conv.memory, &name, value.clone()) {
                 Err(e) => lines.push(format!("{name}: not set: {e}")),
                 Ok(key) => {
-                    conv.events.push(Event::MemorySet {
-                        name: key.clone(),
-                        value,
-                    });
                     if let Some(hook) = self.hook_for(skill.as_deref(), &name) {
+                        // The write is recorded once the hook accepts it.
                         conv.running = Some(Running::Hook {
                             call: call.clone(),
                             field: name.clone(),
+                            key,
+                            value,
                             snapshot,
                             rest: rest.collect(),
                             lines,
@@ -761,6 +763,7 @@ impl Engine {
                             skill: skill.clone().unwrap_or_default(),
                         });
                     }
+                    conv.events.push(Event::MemorySet { name: key, value });
                     wrote = true;
                     lines.push(format!("{name}: set"));
                 }
@@ -834,6 +837,8 @@ impl Engine {
             Some(Running::Hook {
                 call,
                 field,
+                key: written,
+                value,
                 snapshot,
                 rest,
                 mut lines,
@@ -847,7 +852,7 @@ impl Engine {
                     let keys: std::collections::BTreeSet<String> =
                         conv.memory.keys().chain(snapshot.keys()).cloned().collect();
                     for key in keys {
-                        if conv.memory.get(&key) != snapshot.get(&key) {
+                        if key != written && conv.memory.get(&key) != snapshot.get(&key) {
                             conv.events.push(match snapshot.get(&key) {
                                 Some(v) => Event::MemorySet {
                                     name: key,
@@ -869,6 +874,10 @@ impl Engine {
                         return self.finish(conv, Next::RunTool(run));
                     }
                 } else {
+                    conv.events.push(Event::MemorySet {
+                        name: written,
+                        value,
+                    });
                     lines.push(format!("{field}: set"));
                     if let Some(run) = self.write_fields(conv, call, rest, lines, true) {
                         return self.finish(conv, Next::RunTool(run));

@@ -5,8 +5,13 @@
 //! tools in the worker and print messages. The runtime reads the package,
 //! never the project.
 
+pub mod driver;
 pub mod engine;
+pub mod llm;
 pub mod memory;
+pub mod report;
+pub mod runner;
+pub mod testfile;
 pub mod types;
 pub mod worker;
 

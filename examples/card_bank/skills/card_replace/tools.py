@@ -4,6 +4,7 @@ from rasa.calm_v2.tools.result import ToolResult
 from lib import bank_api
 
 ORDER_ID = "replacement_order_id"
+VALID_REASONS = {"lost", "stolen", "damaged", "not received"}
 
 
 @tool(description="Lock the selected card so it cannot be used any more")
@@ -22,3 +23,13 @@ async def process_card_replacement(
     order_id = f"R-{card_id}"
     context.memory.set(ORDER_ID, order_id)
     return ToolResult(llm_response={"order_id": order_id, "express": express})
+
+
+@tool(description="Check the replacement reason the customer gave")
+async def run_after_setting_replacement_reason(context: ToolContext = None) -> ToolResult:
+    reason = (context.memory.get("replacement_reason") or "").strip().lower()
+    if reason not in VALID_REASONS:
+        return ToolResult(
+            llm_response={"error": "The reason must be lost, stolen, damaged or not received."}
+        )
+    return ToolResult(llm_response={"error": None})

@@ -1,0 +1,244 @@
+//! `maestro test` end to end: train a project, then run its conversation
+//! tests through the binary with the real Python worker. These are the
+//! guarantees of the seeds' pages, shown on running models.
+
+use std::path::Path;
+use std::process::Command;
+
+fn python_available() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn train_and_test(project: &str, tests: &str, expect_passed: usize) {
+    if !python_available() {
+        eprintln!("python3 not found: conversation tests skipped");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!(
+        "maestro-conv-{}-{}",
+        project.replace('/', "-"),
+        std::process::id()
+    ));
+    let bin = env!("CARGO_BIN_EXE_maestro");
+    let train = Command::new(bin)
+        .args(["train", "--quiet", "--fixed-model-name", "m", "--out"])
+        .arg(&out)
+        .arg(root.join(project))
+        .output()
+        .unwrap();
+    assert!(
+        train.status.success(),
+        "{}",
+        String::from_utf8_lossy(&train.stdout)
+    );
+    let run = Command::new(bin)
+        .arg("test")
+        .arg(root.join(project).join(tests))
+        .arg("--model")
+        .arg(out.join("m.tar.gz"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        report
+            .lines()
+            .any(|l| l == format!("{expect_passed} passed, 0 failed")),
+        "{report}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn the_example_projects_conversation_tests_pass() {
+    train_and_test("examples/card_bank", "tests", 5);
+}
+
+#[test]
+fn the_runtime_guarantees_hold_on_a_running_model() {
+    train_and_test("tests/projects/runtime", "tests/guarantees.yml", 2);
+}
+
+#[test]
+fn a_failing_conversation_test_fails_the_run() {
+    if !python_available() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("maestro-conv-fail-{}", std::process::id()));
+    let bin = env!("CARGO_BIN_EXE_maestro");
+    let trained = Command::new(bin)
+        .args([
+            "train",
+            "--quiet",
+            "--no-import-check",
+            "--fixed-model-name",
+            "m",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(root.join("examples/card_bank"))
+        .status()
+        .unwrap();
+    assert!(trained.success());
+    let file = out.join("wrong.yml");
+    std::fs::write(
+        &file,
+        "tests:\n  - name: expects a tool that is hidden\n    steps:\n      - user: hi\n      - llm: {tool_calls: [{activate: {flow_id: card_replace}}]}\n      - llm: Hello\n      - assert:\n          tools_offered: {includes: [lock_card]}\n",
+    )
+    .unwrap();
+    let run = Command::new(bin)
+        .arg("test")
+        .arg(&file)
+        .arg("--model")
+        .arg(out.join("m.tar.gz"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{report}");
+    assert!(report.contains("0 passed, 1 failed"), "{report}");
+    assert!(report.contains("lock_card"), "{report}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// A one-connection-at-a-time OpenAI-compatible server on loopback that
+/// answers every chat completion with `reply`.
+fn fake_llm(
+    reply: &'static str,
+    requests: usize,
+) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut bodies = Vec::new();
+        for _ in 0..requests {
+            let Ok((stream, _)) = listener.accept() else {
+                break;
+            };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            bodies.push(String::from_utf8_lossy(&body).into_owned());
+            let answer = serde_json::json!({
+                "id": "x", "object": "chat.completion",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": reply}}]
+            })
+            .to_string();
+            let mut stream = stream;
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            )
+            .unwrap();
+        }
+        bodies
+    });
+    (base, handle)
+}
+
+#[test]
+fn the_shell_holds_a_conversation_with_an_openai_compatible_server() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let project = std::env::temp_dir().join(format!("maestro-shell-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    for entry in walkdir::WalkDir::new(root.join("examples/card_bank")) {
+        let entry = entry.unwrap();
+        let rel = entry
+            .path()
+            .strip_prefix(root.join("examples/card_bank"))
+            .unwrap();
+        let target = project.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    std::fs::write(
+        project.join("integrations.yml"),
+        "model_groups:\n  - id: default\n    models:\n      - provider: openai\n        model: test-model\n        api_key: ${MAESTRO_TEST_LLM_KEY}\n        api_base: ${MAESTRO_TEST_LLM_BASE}\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_maestro");
+    let out = project.join("models");
+    let trained = Command::new(bin)
+        .args([
+            "train",
+            "--quiet",
+            "--no-import-check",
+            "--fixed-model-name",
+            "m",
+        ])
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert!(
+        trained.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trained.stdout)
+    );
+    let (base, server) = fake_llm("Hello! How can I help with your card?", 2);
+    let mut child = Command::new(bin)
+        .arg("shell")
+        .arg(out.join("m.tar.gz"))
+        .env("MAESTRO_TEST_LLM_BASE", &base)
+        .env("MAESTRO_TEST_LLM_KEY", "sk-test-not-a-secret")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "hi there").unwrap();
+        writeln!(stdin, "what can you do?").unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "Hello! How can I help with your card?",
+            "Hello! How can I help with your card?"
+        ]
+    );
+    let bodies = server.join().unwrap();
+    let first: serde_json::Value = serde_json::from_str(&bodies[0]).unwrap();
+    assert_eq!(first["model"], "test-model");
+    assert_eq!(first["messages"][1]["content"], "hi there");
+    let second: serde_json::Value = serde_json::from_str(&bodies[1]).unwrap();
+    assert_eq!(
+        second["messages"].as_array().unwrap().len(),
+        4,
+        "history is kept"
+    );
+    std::fs::remove_dir_all(&project).unwrap();
+}

@@ -1,0 +1,23 @@
+import asyncio
+
+from rasa.calm_v2.tools.decorator import ToolContext, tool
+from rasa.calm_v2.tools.result import ToolResult
+
+
+@tool(description="A tool that is hidden until unlocked")
+async def secret_tool(context: ToolContext = None) -> ToolResult:
+    context.memory.set("secret_ran", True)
+    return ToolResult(llm_response={"ran": True})
+
+
+@tool(description="A tool that takes too long")
+async def slow_tool(context: ToolContext = None) -> ToolResult:
+    context.memory.set("before_sleep", "written")
+    await asyncio.sleep(30)
+    return ToolResult(llm_response={"slept": True})
+
+
+@tool(description="A tool that writes memory nobody declared")
+async def sloppy_tool(key: str, context: ToolContext = None) -> ToolResult:
+    context.memory.set(key, "value")
+    return ToolResult(llm_response={"ok": True})
