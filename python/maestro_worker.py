@@ -119,6 +119,30 @@ class _Memory:
             raise MemoryWriteError(str(e)) from None
 
 
+class _ReferencesIndex:
+    """`context.model.references_index`: the packaged knowledge index.
+
+    `search(query, limit=5)` returns a list of `{"text", "source", "scope",
+    "score"}` dicts, best first, searched by maestro (BM25) with the same
+    scope as the agent's `search_knowledge` (the active skill's references
+    and the global ones). `stats` describes the index.
+    """
+
+    def __init__(self, worker, call, stats):
+        self._worker = worker
+        self._call = call
+        self.stats = stats
+
+    def search(self, query, limit=5):
+        try:
+            return self._worker.request(self._call, "search", query=str(query), limit=int(limit)) or []
+        except _ReplyError:
+            return []
+
+    def __repr__(self):
+        return "ReferencesIndex(%r)" % (self.stats,)
+
+
 class _Model:
     """`context.model`: read-only settings fixed for the loaded model."""
 
@@ -149,7 +173,11 @@ class _LiveContext(ToolContext):
         self._call = call
         self._events = list(data.get("events") or [])
         self._memory = _Memory(worker, call)
-        self._model = _Model(data.get("llm_config") or {}, data.get("references_index"))
+        index = data.get("references_index")
+        self._model = _Model(
+            data.get("llm_config") or {},
+            _ReferencesIndex(worker, call, index) if index is not None else None,
+        )
         self.skill_id = data.get("skill_id")
 
     @property

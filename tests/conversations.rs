@@ -64,7 +64,7 @@ fn the_example_projects_conversation_tests_pass() {
 
 #[test]
 fn the_runtime_guarantees_hold_on_a_running_model() {
-    train_and_test("tests/projects/runtime", "tests/guarantees.yml", 2);
+    train_and_test("tests/projects/runtime", "tests/guarantees.yml", 3);
 }
 
 #[test]

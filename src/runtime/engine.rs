@@ -651,7 +651,11 @@ impl Engine {
             "skill_id": skill,
             "events": serde_json::to_value(&conv.events).unwrap_or(Value::Null),
             "llm_config": self.manifest.model_groups.first().map(|g| serde_json::to_value(g).unwrap_or(Value::Null)).unwrap_or(json!({})),
-            "references_index": Value::Null,
+            "references_index": self
+                .knowledge
+                .as_ref()
+                .filter(|k| !k.is_empty())
+                .map_or(Value::Null, |k| serde_json::to_value(k.stats()).unwrap_or(Value::Null)),
         })
     }
 
@@ -970,6 +974,20 @@ impl ToolHost for EngineHost<'_> {
 
     fn is_cancelled(&mut self) -> bool {
         (self.cancelled)()
+    }
+
+    fn search(&mut self, query: &str, limit: usize) -> Value {
+        let skill = self.skill();
+        let Some(index) = &self.engine.knowledge else {
+            return json!([]);
+        };
+        Value::Array(
+            index
+                .search(query, skill.as_deref(), limit)
+                .into_iter()
+                .map(|h| json!({"text": h.chunk.text, "source": h.chunk.path, "scope": h.chunk.scope, "score": h.score}))
+                .collect(),
+        )
     }
 }
 

@@ -113,4 +113,10 @@ pub trait ToolHost {
     fn send(&mut self, text: &str);
     /// Whether the turn has been cancelled (checked while the tool runs).
     fn is_cancelled(&mut self) -> bool;
+    /// `context.model.references_index.search(query, limit)`: hits as
+    /// `{"text", "source", "scope", "score"}` objects (none by default).
+    fn search(&mut self, query: &str, limit: usize) -> serde_json::Value {
+        let _ = (query, limit);
+        serde_json::Value::Array(Vec::new())
+    }
 }

@@ -415,6 +415,11 @@ fn answer(msg: &Value, call: u64, cancelling: bool, host: &mut dyn ToolHost) -> 
             Ok(()) => json!({"op": "reply", "id": id, "value": null}),
             Err(reason) => json!({"op": "reply", "id": id, "error": reason}),
         },
+        Some("search") => {
+            let limit = msg["limit"].as_u64().unwrap_or(5).min(50) as usize;
+            let query = msg["query"].as_str().unwrap_or_default();
+            json!({"op": "reply", "id": id, "value": host.search(query, limit)})
+        }
         Some("send") => {
             // Once the call is being cancelled, messages are dropped.
             if !cancelling {

@@ -21,3 +21,15 @@ async def slow_tool(context: ToolContext = None) -> ToolResult:
 async def sloppy_tool(key: str, context: ToolContext = None) -> ToolResult:
     context.memory.set(key, "value")
     return ToolResult(llm_response={"ok": True})
+
+
+@tool(description="Look something up in the knowledge base")
+async def lookup_faq(query: str, context: ToolContext = None) -> ToolResult:
+    index = context.model.references_index
+    if index is None:
+        context.memory.set("no_index_seen", True)
+        return ToolResult(llm_response={"hits": []})
+    hits = index.search(query, limit=1)
+    if hits:
+        context.memory.set("faq_source", hits[0]["source"])
+    return ToolResult(llm_response={"hits": hits})
