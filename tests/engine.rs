@@ -67,6 +67,13 @@ fn executed(conv: &Conversation, name: &str) -> usize {
         .count()
 }
 
+/// What a running tool's `context.memory.set(name, value)` gets.
+fn tool_sets(e: &Engine, conv: &mut Conversation, name: &str, value: Value) -> Result<(), String> {
+    let mut deliver = |_: &str| {};
+    let never = || false;
+    e.host(conv, &mut deliver, &never).memory_set(name, value)
+}
+
 /// Start the card_replace skill.
 fn in_card_replace(e: &Engine) -> (Conversation, Output) {
     let mut conv = Conversation::default();
@@ -107,12 +114,7 @@ fn a_gated_tool_is_absent_until_its_condition_holds() {
     // A tool writes the project field the gate reads...
     let out = e.step(&mut conv, Input::Llm(call("get_customer_info", json!({}))));
     assert!(matches!(out.next, Next::RunTool(ref r) if r.name == "get_customer_info"));
-    {
-        let mut deliver = |_: &str| {};
-        let never = || false;
-        let mut host = e.host(&mut conv, &mut deliver, &never);
-        host.memory_set("selected_card_id", json!("C-100")).unwrap();
-    }
+    tool_sets(&e, &mut conv, "selected_card_id", json!("C-100")).unwrap();
     let out = e.step(
         &mut conv,
         Input::Tool(ToolOutcome::Ok(json!({"cards": []}))),
@@ -259,13 +261,7 @@ fn a_hook_error_rolls_the_write_back() {
         Some(&json!("bored"))
     );
     // The hook also writes something, then rejects.
-    {
-        let mut deliver = |_: &str| {};
-        let never = || false;
-        let mut host = e.host(&mut conv, &mut deliver, &never);
-        host.memory_set("replacement_order_id", json!("tmp"))
-            .unwrap();
-    }
+    tool_sets(&e, &mut conv, "replacement_order_id", json!("tmp")).unwrap();
     let out = e.step(
         &mut conv,
         Input::Tool(ToolOutcome::Ok(json!({"error": "Not a valid reason."}))),
@@ -301,15 +297,10 @@ fn an_undeclared_write_from_a_tool_is_an_error_for_the_tool() {
     let e = engine();
     let (mut conv, _) = in_card_replace(&e);
     e.step(&mut conv, Input::Llm(call("get_customer_info", json!({}))));
-    let mut deliver = |_: &str| {};
-    let never = || false;
-    let mut host = e.host(&mut conv, &mut deliver, &never);
-    let err = host
-        .memory_set("not_declared_anywhere", json!(1))
-        .unwrap_err();
+    let err = tool_sets(&e, &mut conv, "not_declared_anywhere", json!(1)).unwrap_err();
     assert!(err.contains("not declared"), "{err}");
-    assert!(host.memory_set("system.language", json!("de")).is_err());
-    assert!(host.memory_set("project.customer_id", json!("x")).is_err());
+    assert!(tool_sets(&e, &mut conv, "system.language", json!("de")).is_err());
+    assert!(tool_sets(&e, &mut conv, "project.customer_id", json!("x")).is_err());
 }
 
 #[test]
@@ -317,12 +308,7 @@ fn a_cancelled_tool_keeps_its_memory_writes_and_is_not_recorded() {
     let e = engine();
     let (mut conv, _) = in_card_replace(&e);
     e.step(&mut conv, Input::Llm(call("get_customer_info", json!({}))));
-    {
-        let mut deliver = |_: &str| {};
-        let never = || false;
-        let mut host = e.host(&mut conv, &mut deliver, &never);
-        host.memory_set("customer_id", json!("U-1")).unwrap();
-    }
+    tool_sets(&e, &mut conv, "customer_id", json!("U-1")).unwrap();
     let out = e.step(&mut conv, Input::Tool(ToolOutcome::Cancelled));
     assert_eq!(out.next, Next::WaitForUser);
     assert_eq!(conv.memory.get("project.customer_id"), Some(&json!("U-1")));
