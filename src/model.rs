@@ -117,9 +117,6 @@ pub struct Model {
     pub python_modules: BTreeSet<String>,
     /// `mcp_servers[].name` from integrations.yml.
     pub mcp_servers: Vec<String>,
-    /// Other YAML files by kind (agent.yml, integrations.yml and the
-    /// responses files included, as raw trees).
-    pub yaml: Vec<(FileId, FileKind, Option<Node>)>,
     /// Every responses.yml, merged: [`ResponseRegistry::response`].
     pub responses: ResponseRegistry,
     /// The typed agent.yml; `None` when the file is missing.
@@ -180,7 +177,6 @@ impl Model {
             project_memory_file: None,
             python_modules: loaded.python_modules,
             mcp_servers: Vec::new(),
-            yaml: Vec::new(),
             responses: ResponseRegistry::default(),
             agent: None,
             integrations: None,
@@ -241,27 +237,18 @@ impl Model {
                         _ => {}
                     }
                 }
-                (Parsed::Responses(r), kind) => {
-                    model.yaml.push((pf.file, kind, r.node.clone()));
+                (Parsed::Responses(r), _) => {
                     response_files.push(*r);
                 }
-                (Parsed::Agent(a), kind) => {
-                    model.yaml.push((pf.file, kind, a.node.clone()));
+                (Parsed::Agent(a), _) => {
                     model.agent = Some(*a);
                 }
-                (Parsed::Integrations(i), kind) => {
+                (Parsed::Integrations(i), _) => {
                     for span in &i.secrets {
                         model.db.mask(pf.file, *span);
                     }
                     model.mcp_servers = mcp_server_names(i.node.as_ref());
-                    model.yaml.push((pf.file, kind, i.node.clone()));
                     model.integrations = Some(*i);
-                }
-                (Parsed::Yaml(node), kind) => {
-                    if kind == FileKind::IntegrationsYml {
-                        model.mcp_servers = mcp_server_names(node.as_ref());
-                    }
-                    model.yaml.push((pf.file, kind, node));
                 }
                 _ => {}
             }

@@ -20,8 +20,6 @@ pub enum Parsed {
     SkillMemory(SkillMemory),
     ProjectMemory(Vec<Field>),
     Python(Box<ToolModule>),
-    /// Other YAML files.
-    Yaml(Option<Node>),
     /// `responses.yml` (agent root or skill).
     Responses(Box<ResponseFile>),
     /// `agent.yml`.

@@ -299,8 +299,7 @@ pub fn run(model: &Model) -> Vec<Finding> {
 
 /// Locate a finding about a skill as a whole: its `skill.md` header when it
 /// has one, else its folder.
-pub(crate) fn at_skill(model: &Model, skill: &Skill, f: Finding, label: &str) -> Finding {
-    let _ = model;
+pub(crate) fn at_skill(skill: &Skill, f: Finding, label: &str) -> Finding {
     match (skill.skill_md, &skill.doc) {
         (Some(file), Some(doc)) => f.at(file, doc.header_span, label),
         _ => f.at_path(format!("skills/{}/", skill.id)),

@@ -19,9 +19,7 @@ crate::declare_rule! {
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for skill in model.skills.iter().filter(|s| s.id.contains('.')) {
-        out.push(super::at_skill(
-            model,
-            skill,
+        out.push(super::at_skill(skill,
             RULE.finding(format!("skill id `{}` contains a `.`", skill.id)),
             "the folder name is the skill id",
         )

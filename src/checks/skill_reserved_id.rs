@@ -25,9 +25,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         .iter()
         .filter(|s| s.id == "project" || s.id == "system")
     {
-        out.push(super::at_skill(
-            model,
-            skill,
+        out.push(super::at_skill(skill,
             RULE.finding(format!(
                 "skill id `{}` is a reserved memory namespace",
                 skill.id
