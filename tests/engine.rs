@@ -10,6 +10,11 @@ use serde_json::{json, Value};
 use std::sync::OnceLock;
 
 fn engine() -> Engine {
+    engine_with(|_| {})
+}
+
+/// The example's engine, with the manifest edited first.
+fn engine_with(edit: impl FnOnce(&mut maestro::manifest::Manifest)) -> Engine {
     static MODEL: OnceLock<Vec<u8>> = OnceLock::new();
     let bytes = MODEL.get_or_init(|| {
         let out = std::env::temp_dir().join(format!("maestro-engine-{}", std::process::id()));
@@ -29,7 +34,8 @@ fn engine() -> Engine {
         let _ = std::fs::remove_dir_all(&out);
         bytes
     });
-    let model = maestro::runtime::load_model(bytes).unwrap();
+    let mut model = maestro::runtime::load_model(bytes).unwrap();
+    edit(&mut model.manifest);
     Engine::new(model.manifest, model.knowledge)
 }
 
@@ -453,4 +459,229 @@ fn invalid_arguments_are_refused_before_the_tool_runs() {
         Input::Llm(call("check_balance", json!({"account_id": "A-1"}))),
     );
     assert!(matches!(out.next, Next::RunTool(_)));
+}
+
+fn kinds(events: &[Event]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect()
+}
+
+fn activate_enum(out: &Output) -> Value {
+    let Next::CallLlm(req) = &out.next else {
+        panic!("expected an LLM call, got {:?}", out.next)
+    };
+    req.tools
+        .iter()
+        .find(|t| t.name == "activate")
+        .map(|t| t.parameters["properties"]["flow_id"]["enum"].clone())
+        .unwrap_or(Value::Null)
+}
+
+fn system_prompt(out: &Output) -> String {
+    let Next::CallLlm(req) = &out.next else {
+        panic!("expected an LLM call, got {:?}", out.next)
+    };
+    req.messages[0].content.clone().unwrap_or_default()
+}
+
+/// card_replace with a reason recorded, then the user digresses to
+/// check_balance.
+fn digressed(e: &Engine) -> (Conversation, Output) {
+    let (mut conv, _) = in_card_replace(e);
+    e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"replacement_reason": "lost"}))),
+    );
+    let before = conv.events.len();
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "check_balance"}))),
+    );
+    assert_eq!(
+        kinds(&conv.events[before..]),
+        [
+            json!({"type": "skill_interrupted", "skill": "card_replace", "to": "check_balance"}),
+            json!({"type": "skill_activated", "skill": "check_balance"}),
+        ]
+    );
+    (conv, out)
+}
+
+#[test]
+fn a_digression_interrupts_the_active_skill_and_keeps_it_resumable() {
+    let e = engine();
+    let (conv, out) = digressed(&e);
+    assert_eq!(conv.active(), Some("check_balance"));
+    let tools = offered(&out);
+    assert!(tools.contains(&"check_balance".to_string()));
+    assert!(
+        !tools.contains(&"get_customer_info".to_string()),
+        "the parked skill's tools are not offered: {tools:?}"
+    );
+    assert_eq!(
+        activate_enum(&out),
+        json!(["update_address", "card_replace"]),
+        "the parked skill can be resumed with activate"
+    );
+    assert!(system_prompt(&out).contains("## Interrupted skills\n"));
+}
+
+#[test]
+fn completing_the_digression_offers_to_resume_and_activate_resumes_with_memory() {
+    let e = engine();
+    let (mut conv, _) = digressed(&e);
+    let out = e.step(&mut conv, Input::Llm(call("complete_skill", json!({}))));
+    // The offer: nothing is active, the parked skill is on offer.
+    assert_eq!(conv.active(), None);
+    assert_eq!(conv.resume_offer(), Some("card_replace"));
+    let result: Value = serde_json::from_str(&last_tool_result(&conv)).unwrap();
+    assert_eq!(result["status"], "completed");
+    assert_eq!(result["interrupted_skill"], "card_replace");
+    assert_eq!(
+        offered(&out),
+        ["activate", "search_knowledge", "cancel_skill"]
+    );
+    assert_eq!(
+        activate_enum(&out),
+        json!(["check_balance", "update_address", "card_replace"])
+    );
+    assert!(system_prompt(&out).contains(
+        "## Interrupted skill\nThe user's earlier request was interrupted: card_replace"
+    ));
+
+    let before = conv.events.len();
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "card_replace"}))),
+    );
+    assert_eq!(
+        kinds(&conv.events[before..]),
+        [json!({"type": "skill_resumed", "skill": "card_replace"})],
+        "resuming is not a new run: no activation, no memory reset"
+    );
+    assert_eq!(conv.active(), Some("card_replace"));
+    assert_eq!(
+        conv.memory["card_replace.replacement_reason"],
+        json!("lost")
+    );
+    assert!(offered(&out).contains(&"get_customer_info".to_string()));
+}
+
+#[test]
+fn cancel_skill_during_the_offer_drops_the_parked_skill() {
+    let e = engine();
+    let (mut conv, _) = digressed(&e);
+    e.step(&mut conv, Input::Llm(call("cancel_skill", json!({}))));
+    assert_eq!(
+        conv.resume_offer(),
+        Some("card_replace"),
+        "cancelling the digression also offers"
+    );
+    let before = conv.events.len();
+    let out = e.step(&mut conv, Input::Llm(call("cancel_skill", json!({}))));
+    assert_eq!(
+        kinds(&conv.events[before..]),
+        [json!({"type": "skill_cancelled", "skill": "card_replace"})]
+    );
+    assert!(conv.stack.is_empty());
+    assert!(!offered(&out).contains(&"cancel_skill".to_string()));
+}
+
+#[test]
+fn resuming_a_parked_skill_from_another_skill_interrupts_that_one() {
+    let e = engine();
+    let (mut conv, _) = digressed(&e);
+    let before = conv.events.len();
+    e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "card_replace"}))),
+    );
+    assert_eq!(
+        kinds(&conv.events[before..]),
+        [
+            json!({"type": "skill_interrupted", "skill": "check_balance", "to": "card_replace"}),
+            json!({"type": "skill_resumed", "skill": "card_replace"}),
+        ]
+    );
+    assert_eq!(conv.active(), Some("card_replace"));
+    assert_eq!(conv.interrupted().collect::<Vec<_>>(), ["check_balance"]);
+}
+
+#[test]
+fn a_pending_confirmation_waits_while_its_skill_is_parked() {
+    let e = engine();
+    let mut conv = confirmable(&e);
+    e.step(&mut conv, Input::User("what is my balance first?".into()));
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "check_balance"}))),
+    );
+    assert!(conv.pending.is_some());
+    assert!(!offered(&out).contains(&"resolve_tool_confirmation".to_string()));
+    e.step(&mut conv, Input::Llm(call("complete_skill", json!({}))));
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "card_replace"}))),
+    );
+    assert!(last_tool_result(&conv).contains("still pending"));
+    assert!(offered(&out).contains(&"resolve_tool_confirmation".to_string()));
+}
+
+#[test]
+fn a_new_run_resets_the_skill_memory_to_its_initial_values() {
+    let e = engine_with(|m| {
+        let fields = &mut m.memory.skills.get_mut("card_replace").unwrap().fields;
+        let f = fields
+            .iter_mut()
+            .find(|f| f.name == "replacement_reason")
+            .unwrap();
+        f.initial_value = Some(json!("unknown"));
+    });
+    let (mut conv, _) = in_card_replace(&e);
+    assert_eq!(
+        conv.memory["card_replace.replacement_reason"],
+        json!("unknown")
+    );
+    let activated = conv
+        .events
+        .iter()
+        .position(|e| matches!(e, Event::SkillActivated { .. }))
+        .unwrap();
+    assert!(
+        matches!(&conv.events[activated - 1], Event::MemorySet { name, .. } if name == "card_replace.replacement_reason"),
+        "reset writes come before the activation: {:?}",
+        conv.events
+    );
+    e.step(
+        &mut conv,
+        Input::Llm(call(
+            "correct",
+            json!({"memory_key": "replacement_reason", "value": "stolen"}),
+        )),
+    );
+    e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"order_confirmed": true}))),
+    );
+    e.step(&mut conv, Input::Llm(call("complete_skill", json!({}))));
+    assert_eq!(
+        conv.memory["card_replace.replacement_reason"],
+        json!("stolen")
+    );
+    // A new run: back to the initial value; a field without one is cleared.
+    let before = conv.events.len();
+    e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "card_replace"}))),
+    );
+    assert_eq!(
+        kinds(&conv.events[before..]),
+        [
+            json!({"type": "memory_set", "name": "card_replace.replacement_reason", "value": "unknown"}),
+            json!({"type": "memory_cleared", "name": "card_replace.order_confirmed"}),
+            json!({"type": "skill_activated", "skill": "card_replace"}),
+        ]
+    );
 }

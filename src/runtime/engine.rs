@@ -13,6 +13,17 @@
 //! be offered is refused and never runs, D12), confirmations (with
 //! `requires` re-checked on approval), memory rules (D7), post-write hooks
 //! with rollback, and the append-only event log.
+//!
+//! The skill stack: `activate` while a skill is active is a digression; the
+//! active skill is parked (`skill_interrupted`), not lost. When the skill on
+//! top of a parked one completes or is cancelled, nothing is active and
+//! resuming is on offer: the tool result and the prompt tell the LLM to ask
+//! the user, `activate` with the parked id resumes it (`skill_resumed`,
+//! memory and pending confirmation kept) and `cancel_skill` drops it. The
+//! reference engine runs a bundled `default_continue_interrupted` skill for
+//! that question; maestro lets the LLM phrase it and drops only the skill on
+//! offer when the user declines (the reference drops every parked skill),
+//! so that nothing the user started is dropped without being asked.
 
 use crate::condition::{self, Value as CondValue};
 use crate::knowledge::KnowledgeIndex;
@@ -47,6 +58,16 @@ pub enum Event {
         skill: String,
     },
     SkillCancelled {
+        skill: String,
+    },
+    /// A skill was parked because the LLM started (or resumed) `to` on top
+    /// of it (a digression). Its memory is kept.
+    SkillInterrupted {
+        skill: String,
+        to: String,
+    },
+    /// A parked skill became the active skill again (with its memory).
+    SkillResumed {
         skill: String,
     },
     ToolExecuted {
@@ -143,11 +164,22 @@ enum Running {
     },
 }
 
+/// One skill on the stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub skill: String,
+    /// Parked by a digression: another skill was started on top of it. A
+    /// parked skill is not active; `activate` with its id resumes it.
+    pub interrupted: bool,
+}
+
 /// The state of one conversation.
 #[derive(Debug, Clone, Default)]
 pub struct Conversation {
-    /// Active skills, innermost last.
-    pub stack: Vec<String>,
+    /// The skill stack, top last. The top frame is the active skill unless
+    /// it is parked (`interrupted`): then a skill that interrupted it has
+    /// just ended, and resuming it is on offer (see [`Engine::step`]).
+    pub stack: Vec<Frame>,
     pub memory: Values,
     pub events: Vec<Event>,
     pub history: Vec<ChatMessage>,
@@ -161,9 +193,36 @@ pub struct Conversation {
 }
 
 impl Conversation {
+    /// The active skill: the top of the stack unless it is parked.
     pub fn active(&self) -> Option<&str> {
-        self.stack.last().map(String::as_str)
+        self.stack
+            .last()
+            .filter(|f| !f.interrupted)
+            .map(|f| f.skill.as_str())
     }
+
+    /// The parked skill offered for resumption: the top of the stack when a
+    /// skill that interrupted it has completed or been cancelled.
+    pub fn resume_offer(&self) -> Option<&str> {
+        self.stack
+            .last()
+            .filter(|f| f.interrupted)
+            .map(|f| f.skill.as_str())
+    }
+
+    /// The parked skills, most recently parked first.
+    pub fn interrupted(&self) -> impl Iterator<Item = &str> {
+        self.stack
+            .iter()
+            .rev()
+            .filter(|f| f.interrupted)
+            .map(|f| f.skill.as_str())
+    }
+
+    fn on_stack(&self, skill: &str) -> bool {
+        self.stack.iter().any(|f| f.skill == skill)
+    }
+
     /// The tools offered by the last LLM request (for tests and debugging).
     pub fn turn(&self) -> u32 {
         self.turn
@@ -206,8 +265,20 @@ impl Engine {
         self.manifest
             .skills
             .iter()
-            .filter(|s| !s.hidden && !s.disabled && !conv.stack.contains(&s.id))
+            .filter(|s| !s.hidden && !s.disabled && !conv.on_stack(&s.id))
             .collect()
+    }
+
+    /// The `flow_id` values `activate` accepts now: the startable skills,
+    /// then the parked ones (activating a parked skill resumes it).
+    pub fn activatable<'a>(&'a self, conv: &'a Conversation) -> Vec<&'a str> {
+        let mut ids: Vec<&str> = self
+            .startable(conv)
+            .into_iter()
+            .map(|s| s.id.as_str())
+            .collect();
+        ids.extend(conv.interrupted());
+        ids
     }
 
     /// Whether a gate holds for the active skill (fail closed).
@@ -266,12 +337,11 @@ impl Engine {
     /// The tool list for the current state, exactly as the seeds' table.
     pub fn offered_tools(&self, conv: &Conversation) -> Vec<ToolSpec> {
         let mut out = Vec::new();
-        let startable = self.startable(conv);
-        if !startable.is_empty() && self.builtin_enabled("activate") {
-            let ids: Vec<&str> = startable.iter().map(|s| s.id.as_str()).collect();
+        let ids = self.activatable(conv);
+        if !ids.is_empty() && self.builtin_enabled("activate") {
             out.push(spec(
                 "activate",
-                "Start or switch to the skill that serves the user's request.",
+                "Start or switch to the skill that serves the user's request, or resume an interrupted one.",
                 json!({"type":"object","properties":{"flow_id":{"type":"string","enum":ids}},"required":["flow_id"],"additionalProperties":false}),
             ));
         }
@@ -303,6 +373,13 @@ impl Engine {
         }
         if conv.searched {
             return out; // the post-search collapse
+        }
+        if let (Some(parked), true) = (conv.resume_offer(), self.builtin_enabled("cancel_skill")) {
+            out.push(spec(
+                "cancel_skill",
+                &format!("Drop the interrupted skill `{parked}`: only when the user does not want to continue it."),
+                empty_object(),
+            ));
         }
         if conv.active().is_some() {
             if self.builtin_enabled("complete_skill") {
@@ -347,6 +424,19 @@ impl Engine {
         out
     }
 
+    /// `id (name): description` of a skill, for the prompt.
+    fn label(&self, id: &str) -> String {
+        match self.skill(id) {
+            Some(s) => format!(
+                "{} ({}): {}",
+                s.id,
+                s.name.as_deref().unwrap_or(&s.id),
+                s.description
+            ),
+            None => id.to_string(),
+        }
+    }
+
     /// The request for the next LLM call.
     fn request(&self, conv: &Conversation) -> ChatRequest {
         let mut system = String::new();
@@ -364,16 +454,24 @@ impl Engine {
                     s.name.as_deref().unwrap_or(&s.id),
                     s.instructions
                 ));
+                let parked: Vec<&str> = conv.interrupted().collect();
+                if !parked.is_empty() {
+                    system.push_str("\n## Interrupted skills\nThe user started these earlier and can return to them; `activate` with the id resumes one.\n");
+                    for id in parked {
+                        system.push_str(&format!("- {}\n", self.label(id)));
+                    }
+                }
             }
             None => {
+                if let Some(parked) = conv.resume_offer() {
+                    system.push_str(&format!(
+                        "\n## Interrupted skill\nThe user's earlier request was interrupted: {}. Ask whether they want to continue it. If yes, call `activate` with flow_id `{parked}`; if not, call `cancel_skill` to drop it.\n",
+                        self.label(parked)
+                    ));
+                }
                 system.push_str("\n## Skills you can start with `activate`\n");
                 for s in self.startable(conv) {
-                    system.push_str(&format!(
-                        "- {} ({}): {}\n",
-                        s.id,
-                        s.name.as_deref().unwrap_or(&s.id),
-                        s.description
-                    ));
+                    system.push_str(&format!("- {}\n", self.label(&s.id)));
                 }
             }
         }
@@ -384,7 +482,13 @@ impl Engine {
                 system.push_str(&format!("- {k} = {v}\n"));
             }
         }
-        if let Some(p) = &conv.pending {
+        // A confirmation belongs to its skill: while that skill is parked,
+        // it waits (and is asked again on resume).
+        if let Some(p) = conv
+            .pending
+            .as_ref()
+            .filter(|p| Some(p.skill.as_str()) == conv.active())
+        {
             system.push_str(&format!(
                 "\n## Pending confirmation\nThe user was asked to confirm `{}` with {}. Call `resolve_tool_confirmation` with their answer.\n",
                 p.tool, p.arguments
@@ -500,30 +604,13 @@ impl Engine {
         match call.name.as_str() {
             "activate" => {
                 let id = args["flow_id"].as_str().unwrap_or_default().to_string();
-                if self.startable(conv).iter().any(|s| s.id == id) {
-                    conv.stack.push(id.clone());
-                    conv.events.push(Event::SkillActivated { skill: id });
-                    self.respond(conv, &call, json!({"status": "activated"}));
-                } else {
-                    self.respond(
-                        conv,
-                        &call,
-                        error_json(format!("`{id}` is not a skill that can be started now.")),
-                    );
-                }
+                let result = self.activate(conv, &id);
+                self.respond(conv, &call, result);
                 None
             }
             "complete_skill" | "cancel_skill" => {
-                let skill = conv.stack.pop().unwrap_or_default();
-                if conv.pending.as_ref().is_some_and(|p| p.skill == skill) {
-                    conv.pending = None;
-                }
-                conv.events.push(if call.name == "complete_skill" {
-                    Event::SkillCompleted { skill }
-                } else {
-                    Event::SkillCancelled { skill }
-                });
-                self.respond(conv, &call, json!({"status": "done"}));
+                let result = self.end_skill(conv, call.name == "complete_skill");
+                self.respond(conv, &call, result);
                 None
             }
             "search_knowledge" => {
@@ -566,6 +653,130 @@ impl Engine {
             }
             _ => self.builder(conv, call, false),
         }
+    }
+
+    /// `activate(flow_id)`: resume a parked skill, or start a new run of a
+    /// startable one. A live skill on top is parked first (a digression:
+    /// `skill_interrupted`), so that nothing the user started is lost.
+    fn activate(&self, conv: &mut Conversation, id: &str) -> Value {
+        let parked = conv
+            .stack
+            .iter()
+            .position(|f| f.skill == id && f.interrupted);
+        if parked.is_none() && !self.startable(conv).iter().any(|s| s.id == id) {
+            return error_json(format!("`{id}` is not a skill that can be started now."));
+        }
+        if parked.is_none() {
+            // A new run starts from the skill's initial values (memory.md
+            // 3.3); these writes come before the stack events.
+            self.reset_memory(conv, id);
+        }
+        if let Some(top) = conv.stack.last_mut().filter(|f| !f.interrupted) {
+            top.interrupted = true;
+            let skill = top.skill.clone();
+            conv.events.push(Event::SkillInterrupted {
+                skill,
+                to: id.to_string(),
+            });
+        }
+        match parked {
+            Some(at) => {
+                let mut frame = conv.stack.remove(at);
+                frame.interrupted = false;
+                conv.stack.push(frame);
+                conv.events.push(Event::SkillResumed {
+                    skill: id.to_string(),
+                });
+                let mut result = json!({"status": "resumed", "skill": id});
+                if conv.pending.as_ref().is_some_and(|p| p.skill == id) {
+                    result["note"] =
+                        json!("A confirmation of this skill is still pending: ask the user again.");
+                }
+                result
+            }
+            None => {
+                conv.stack.push(Frame {
+                    skill: id.to_string(),
+                    interrupted: false,
+                });
+                conv.events.push(Event::SkillActivated {
+                    skill: id.to_string(),
+                });
+                json!({"status": "activated", "skill": id})
+            }
+        }
+    }
+
+    /// Write each field of `skill` back to its `initial_value` (unset when
+    /// it has none), recording only the values that change. These writes
+    /// are the engine's: they bypass the write rules and run no hooks.
+    fn reset_memory(&self, conv: &mut Conversation, skill: &str) {
+        let Some(mem) = self.manifest.memory.skills.get(skill) else {
+            return;
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        // A private declaration wins over a public one of the same name.
+        let fields = mem
+            .fields
+            .iter()
+            .filter(|f| f.visibility == "private")
+            .chain(mem.fields.iter());
+        for field in fields {
+            if !seen.insert(field.name.as_str()) {
+                continue;
+            }
+            let key = format!("{skill}.{}", field.name);
+            let initial = field.initial_value.clone().filter(|v| !v.is_null());
+            if conv.memory.get(&key) == initial.as_ref() {
+                continue;
+            }
+            match initial {
+                Some(value) => {
+                    conv.memory.insert(key.clone(), value.clone());
+                    conv.events.push(Event::MemorySet { name: key, value });
+                }
+                None => {
+                    conv.memory.remove(&key);
+                    conv.events.push(Event::MemoryCleared { name: key });
+                }
+            }
+        }
+    }
+
+    /// `complete_skill` / `cancel_skill`. Ends the active skill; when a
+    /// parked skill is revealed, the result asks the LLM to offer resuming
+    /// it. `cancel_skill` while a resume is on offer drops the parked
+    /// skill (the user does not want to continue it).
+    fn end_skill(&self, conv: &mut Conversation, complete: bool) -> Value {
+        let Some(frame) = conv.stack.pop() else {
+            return error_json("No skill is active.");
+        };
+        let skill = frame.skill;
+        if conv.pending.as_ref().is_some_and(|p| p.skill == skill) {
+            conv.pending = None;
+        }
+        conv.events.push(if complete {
+            Event::SkillCompleted {
+                skill: skill.clone(),
+            }
+        } else {
+            Event::SkillCancelled {
+                skill: skill.clone(),
+            }
+        });
+        let status = match (complete, frame.interrupted) {
+            (true, _) => "completed",
+            (false, false) => "cancelled",
+            (false, true) => "dropped",
+        };
+        let mut result = json!({"status": status, "skill": skill});
+        if let Some(parked) = conv.resume_offer() {
+            result["interrupted_skill"] = json!(parked);
+            result["next"] = json!(format!(
+                "The user's earlier skill `{parked}` was interrupted. Ask whether they want to continue it: if yes, call `activate` with flow_id `{parked}`; if not, call `cancel_skill`."
+            ));
+        }
+        result
     }
 
     fn builder_any(&self, conv: &Conversation, name: &str) -> bool {

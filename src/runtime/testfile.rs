@@ -45,6 +45,8 @@
 //! | `skill_activated: <skill>` | a `skill_activated` event for the skill |
 //! | `skill_completed: <skill>` | a `skill_completed` event |
 //! | `skill_cancelled: <skill>` | a `skill_cancelled` event |
+//! | `skill_interrupted: <skill>` | a `skill_interrupted` event: the skill was parked because another one was started on top of it |
+//! | `skill_resumed: <skill>` | a `skill_resumed` event: a parked skill became active again |
 //! | `tool_executed: <tool>` or `{name, arguments?}` | a `tool_executed` event of the tool whose arguments contain `arguments` (subset match) |
 //! | `memory_was_set: <name>` or `{name, value?}` | a `memory_set` of the fully qualified name (with `value`: one of them with an equal value) |
 //! | `memory_was_not_set: <name>` | no `memory_set` of the name |
@@ -60,6 +62,8 @@
 //! {"type": "skill_activated", "skill": "card_replace"}
 //! {"type": "skill_completed", "skill": "card_replace"}
 //! {"type": "skill_cancelled", "skill": "card_replace"}
+//! {"type": "skill_interrupted", "skill": "card_replace", "to": "check_balance"}
+//! {"type": "skill_resumed", "skill": "card_replace"}
 //! {"type": "tool_executed", "name": "lock_card", "arguments": {"card_id": "C-1"}, "result": "..."}
 //! {"type": "memory_set", "name": "card_replace.reason", "value": "lost"}
 //! {"type": "bot_uttered", "text": "Your new card is on its way."}
@@ -113,6 +117,8 @@ pub enum Assertion {
     SkillActivated(String),
     SkillCompleted(String),
     SkillCancelled(String),
+    SkillInterrupted(String),
+    SkillResumed(String),
     /// `arguments`: a subset of the call's arguments.
     ToolExecuted {
         name: String,
@@ -189,6 +195,8 @@ const EVENT_KEYS: &[&str] = &[
     "skill_activated",
     "skill_completed",
     "skill_cancelled",
+    "skill_interrupted",
+    "skill_resumed",
     "tool_executed",
     "memory_was_set",
     "memory_was_not_set",
@@ -665,7 +673,8 @@ impl P<'_> {
         let (key, k, v) = self.single_entry(item, "an event assertion", EVENT_KEYS)?;
         let help_for = |key: &str| {
             match key {
-            "skill_activated" | "skill_completed" | "skill_cancelled" => {
+            "skill_activated" | "skill_completed" | "skill_cancelled" | "skill_interrupted"
+            | "skill_resumed" => {
                 format!("write `{key}: <skill id>`")
             }
             "tool_executed" => {
@@ -690,6 +699,12 @@ impl P<'_> {
             "skill_cancelled" => self
                 .text_of(v, "the skill id", &help)
                 .map(Assertion::SkillCancelled),
+            "skill_interrupted" => self
+                .text_of(v, "the skill id", &help)
+                .map(Assertion::SkillInterrupted),
+            "skill_resumed" => self
+                .text_of(v, "the skill id", &help)
+                .map(Assertion::SkillResumed),
             "memory_was_not_set" => self
                 .text_of(v, "the memory name", &help)
                 .map(Assertion::MemoryWasNotSet),
@@ -855,6 +870,10 @@ pub fn check_assertion(a: &Assertion, events: &[Value], offered: &[String]) -> R
         Assertion::SkillActivated(s) => skill_check(events, "skill_activated", s, "activated"),
         Assertion::SkillCompleted(s) => skill_check(events, "skill_completed", s, "completed"),
         Assertion::SkillCancelled(s) => skill_check(events, "skill_cancelled", s, "cancelled"),
+        Assertion::SkillInterrupted(s) => {
+            skill_check(events, "skill_interrupted", s, "interrupted")
+        }
+        Assertion::SkillResumed(s) => skill_check(events, "skill_resumed", s, "resumed"),
         Assertion::ToolExecuted { name, arguments } => {
             let runs: Vec<&Value> = of_type(events, "tool_executed").collect();
             let same: Vec<&Value> = runs
@@ -1323,6 +1342,8 @@ mod tests {
             json!({"type": "memory_set", "name": "card_replace.count", "value": 2}),
             json!({"type": "bot_uttered", "text": "Your new card is on its way."}),
             json!({"type": "skill_completed", "skill": "card_replace"}),
+            json!({"type": "skill_interrupted", "skill": "card_replace", "to": "check_balance"}),
+            json!({"type": "skill_resumed", "skill": "update_address"}),
             json!({"type": "user_uttered", "text": "hi"}),
         ]
     }
@@ -1352,6 +1373,33 @@ mod tests {
         assert_eq!(
             check(Assertion::SkillCancelled("card_replace".into())),
             Err("expected skill `card_replace` to be cancelled, but no skill was cancelled in this turn".into())
+        );
+        assert_eq!(
+            check(Assertion::SkillInterrupted("card_replace".into())),
+            Ok(())
+        );
+        assert_eq!(
+            check(Assertion::SkillResumed("card_replace".into())),
+            Err("expected skill `card_replace` to be resumed, but only `update_address` was resumed in this turn".into())
+        );
+        assert_eq!(
+            check(Assertion::SkillInterrupted("update_address".into())),
+            Err("expected skill `update_address` to be interrupted, but only `card_replace` was interrupted in this turn".into())
+        );
+    }
+
+    #[test]
+    fn interrupt_and_resume_assertions_parse() {
+        let file = parse(
+            "tests:\n  - name: t\n    steps:\n      - user: hi\n      - assert:\n          events:\n            - skill_interrupted: card_replace\n            - skill_resumed: card_replace\n",
+        )
+        .unwrap();
+        assert_eq!(
+            file.tests[0].steps[1],
+            Step::Assert(vec![
+                Assertion::SkillInterrupted("card_replace".into()),
+                Assertion::SkillResumed("card_replace".into()),
+            ])
         );
     }
 
