@@ -354,7 +354,31 @@ fn load_runtime(
     let dir =
         maestro::runtime::worker::extract_package(&loaded.files, &loaded.manifest.fingerprint)
             .map_err(|e| format!("cannot unpack the model's Python sources: {e}"))?;
-    let worker = maestro::runtime::worker::Worker::new(python, dir);
+    // The seeds: a tool module that cannot be imported stops the model
+    // load, naming the file, rather than surfacing as a missing tool in the
+    // middle of a conversation. A model without Python tools needs no
+    // Python at all.
+    let modules = loaded.manifest.python_modules();
+    let mut worker =
+        maestro::runtime::worker::Worker::new(python, dir).with_modules(modules.clone());
+    if !modules.is_empty() {
+        worker
+            .start()
+            .map_err(|e| format!("cannot start the Python tool worker: {e}"))?;
+        if !worker.load_errors().is_empty() {
+            let n = worker.load_errors().len();
+            let mut message = format!(
+                "cannot load {}: {n} tool module{} failed to import",
+                path.display(),
+                if n == 1 { "" } else { "s" }
+            );
+            for e in worker.load_errors() {
+                message.push_str(&format!("\n  {}: {}", e.path, e.error));
+            }
+            message.push_str("\nhelp: fix the module and train again; `maestro train` imports every tool module and reports the failing line");
+            return Err(message);
+        }
+    }
     Ok((
         maestro::runtime::engine::Engine::new(loaded.manifest, loaded.knowledge),
         worker,

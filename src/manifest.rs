@@ -93,6 +93,27 @@ pub struct Skill {
     pub hooks: Vec<Hook>,
 }
 
+impl Manifest {
+    /// Every Python module the runtime may call (tools, skill hooks and
+    /// shared hooks), sorted, each once.
+    pub fn python_modules(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .skills
+            .iter()
+            .flat_map(|s| {
+                s.tools
+                    .iter()
+                    .map(|t| t.module.clone())
+                    .chain(s.hooks.iter().map(|h| h.module.clone()))
+            })
+            .chain(self.shared_hooks.iter().map(|h| h.module.clone()))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
 /// One tool of a skill.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Tool {

@@ -109,6 +109,70 @@ fn a_failing_conversation_test_fails_the_run() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+#[test]
+fn a_tool_module_that_cannot_be_imported_stops_the_model_load() {
+    if !python_available() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let project = std::env::temp_dir().join(format!("maestro-conv-import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    let example = root.join("examples/card_bank");
+    for entry in walkdir::WalkDir::new(&example) {
+        let entry = entry.unwrap();
+        let target = project.join(entry.path().strip_prefix(&example).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    let tools = project.join("skills/check_balance/tools.py");
+    let mut code = std::fs::read_to_string(&tools).unwrap();
+    code.push_str("\nraise ImportError(\"missing backend\")\n");
+    std::fs::write(&tools, code).unwrap();
+    let bin = env!("CARGO_BIN_EXE_maestro");
+    let out = project.join("models");
+    let trained = Command::new(bin)
+        .args([
+            "train",
+            "--quiet",
+            "--no-import-check",
+            "--fixed-model-name",
+            "m",
+        ])
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert!(
+        trained.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trained.stdout)
+    );
+    let model = out.join("m.tar.gz");
+    let tests = project.join("tests");
+    let test_args = [tests.as_os_str(), "--model".as_ref(), model.as_os_str()];
+    for (command, args) in [
+        ("test", &test_args[..]),
+        ("shell", &[model.as_os_str()][..]),
+    ] {
+        let run = Command::new(bin)
+            .arg(command)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(
+            stderr.contains("skills/check_balance/tools.py: ImportError: missing backend"),
+            "{command:?}: {stderr}"
+        );
+        assert!(run.stdout.is_empty(), "nothing runs before the load");
+    }
+    std::fs::remove_dir_all(&project).unwrap();
+}
+
 /// A one-connection-at-a-time OpenAI-compatible server on loopback that
 /// answers every chat completion with `reply`.
 fn fake_llm(
