@@ -218,7 +218,11 @@ fn a_denied_confirmation_never_runs_the_tool() {
     );
     assert!(matches!(out.next, Next::CallLlm(_)));
     assert_eq!(out.say, ["Okay, I have not ordered a replacement."]);
-    assert!(conv.events.iter().all(|e| !matches!(e, Event::ToolExecuted { name, result, .. } if name == "process_card_replacement" && result != &json!({"status": "declined"}))));
+    assert_eq!(executed(&conv, "process_card_replacement"), 0);
+    assert!(conv.events.contains(&Event::ConfirmationResolved {
+        tool: "process_card_replacement".into(),
+        confirmed: false
+    }));
 }
 
 #[test]
@@ -424,9 +428,11 @@ fn events_are_recorded_in_order() {
         [
             "user_uttered",
             "skill_activated",
+            "tool_executed", // activate
             "memory_set",
-            "tool_executed",
-            "skill_completed"
+            "tool_executed", // set_fields
+            "skill_completed",
+            "tool_executed", // complete_skill
         ]
     );
 }
@@ -461,9 +467,11 @@ fn invalid_arguments_are_refused_before_the_tool_runs() {
     assert!(matches!(out.next, Next::RunTool(_)));
 }
 
+/// The events as JSON, without `tool_executed` (every call records one).
 fn kinds(events: &[Event]) -> Vec<Value> {
     events
         .iter()
+        .filter(|e| !matches!(e, Event::ToolExecuted { .. }))
         .map(|e| serde_json::to_value(e).unwrap())
         .collect()
 }
@@ -682,6 +690,41 @@ fn a_new_run_resets_the_skill_memory_to_its_initial_values() {
             json!({"type": "memory_set", "name": "card_replace.replacement_reason", "value": "unknown"}),
             json!({"type": "memory_cleared", "name": "card_replace.order_confirmed"}),
             json!({"type": "skill_activated", "skill": "card_replace"}),
+        ]
+    );
+}
+
+#[test]
+fn framework_tool_calls_are_recorded_and_their_arguments_checked() {
+    let e = engine();
+    let mut conv = Conversation::default();
+    e.step(&mut conv, Input::User("hi".into()));
+    e.step(
+        &mut conv,
+        Input::Llm(call(
+            "activate",
+            json!({"flow_id": "check_balance", "extra": 1}),
+        )),
+    );
+    assert_eq!(conv.active(), None, "invalid arguments: nothing happens");
+    assert!(last_tool_result(&conv).contains("Invalid tool arguments"));
+    e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "check_balance"}))),
+    );
+    let runs: Vec<(String, bool)> = conv
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolExecuted { name, is_error, .. } => Some((name.clone(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("activate".to_string(), true),
+            ("activate".to_string(), false)
         ]
     );
 }
