@@ -148,30 +148,32 @@ fn confirmable(e: &Engine) -> Conversation {
         &mut conv,
         Input::Llm(call("set_fields", json!({"order_confirmed": true}))),
     );
+    // The LLM calls the tool and, in the same batch, tries to resolve it.
     let out = e.step(
         &mut conv,
-        Input::Llm(call("process_card_replacement", json!({"express": true}))),
+        Input::Llm(ChatResponse {
+            content: None,
+            tool_calls: vec![
+                ToolCall {
+                    id: "call_1".into(),
+                    name: "process_card_replacement".into(),
+                    arguments: json!({"express": true}),
+                },
+                ToolCall {
+                    id: "call_2".into(),
+                    name: "resolve_tool_confirmation".into(),
+                    arguments: json!({"confirmed": true}),
+                },
+            ],
+        }),
     );
-    assert!(matches!(out.next, Next::CallLlm(_)), "held, not run");
+    // Held, not run; the question is the turn's reply: no further LLM call.
+    assert_eq!(out.next, Next::WaitForUser, "held, not run");
     assert_eq!(out.say, ["Shall I order the replacement card now?"]);
     assert!(conv.pending.is_some());
     // The same turn cannot resolve it.
-    let out = e.step(
-        &mut conv,
-        Input::Llm(call(
-            "resolve_tool_confirmation",
-            json!({"confirmed": true}),
-        )),
-    );
-    assert!(matches!(out.next, Next::CallLlm(_)));
-    assert!(offered(&out).contains(&"resolve_tool_confirmation".to_string()));
-    e.step(
-        &mut conv,
-        Input::Llm(ChatResponse {
-            content: Some("Please confirm.".into()),
-            tool_calls: vec![],
-        }),
-    );
+    assert!(last_tool_result(&conv).contains("Wait for the user's answer"));
+    assert_eq!(executed(&conv, "process_card_replacement"), 0);
     conv
 }
 
@@ -216,7 +218,11 @@ fn a_denied_confirmation_never_runs_the_tool() {
             json!({"confirmed": false}),
         )),
     );
-    assert!(matches!(out.next, Next::CallLlm(_)));
+    assert_eq!(
+        out.next,
+        Next::WaitForUser,
+        "the denial response is the turn's reply"
+    );
     assert_eq!(out.say, ["Okay, I have not ordered a replacement."]);
     assert_eq!(executed(&conv, "process_card_replacement"), 0);
     assert!(conv.events.contains(&Event::ConfirmationResolved {
@@ -720,11 +726,29 @@ fn framework_tool_calls_are_recorded_and_their_arguments_checked() {
             _ => None,
         })
         .collect();
-    assert_eq!(
-        runs,
-        [
-            ("activate".to_string(), true),
-            ("activate".to_string(), false)
-        ]
+    assert_eq!(runs, [("activate".to_string(), false)]);
+    assert!(
+        matches!(&conv.events[1], Event::ToolRefused { name, reason, .. } if name == "activate" && reason.starts_with("Invalid tool arguments"))
     );
+}
+
+#[test]
+fn a_second_confirmation_is_refused_while_one_is_pending() {
+    let e = engine();
+    let mut conv = confirmable(&e);
+    e.step(&mut conv, Input::User("hmm, express please".into()));
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("process_card_replacement", json!({"express": true}))),
+    );
+    assert!(
+        matches!(out.next, Next::CallLlm(_)),
+        "refused, not held again"
+    );
+    assert!(out.say.is_empty(), "the question is not asked twice");
+    assert!(last_tool_result(&conv).contains("is awaiting confirmation"));
+    assert!(
+        matches!(conv.events.last(), Some(Event::ToolRefused { name, .. }) if name == "process_card_replacement")
+    );
+    assert_eq!(executed(&conv, "process_card_replacement"), 0);
 }

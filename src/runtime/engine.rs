@@ -92,6 +92,14 @@ pub enum Event {
         name: String,
         arguments: Value,
     },
+    /// A call that was answered with an error without running: the tool
+    /// is not offered now (D12), its gate is unmet, its arguments are
+    /// invalid, or another confirmation is pending.
+    ToolRefused {
+        name: String,
+        arguments: Value,
+        reason: String,
+    },
     MemorySet {
         name: String,
         value: Value,
@@ -199,6 +207,10 @@ pub struct Conversation {
     turn: u32,
     iterations: u32,
     searched: bool,
+    /// A message that ends the turn was sent (a confirmation question, a
+    /// denial response): once the batch of calls is done, the turn waits
+    /// for the user instead of calling the LLM again.
+    wait: bool,
     queue: VecDeque<ToolCall>,
     running: Option<Running>,
     say: Vec<String>,
@@ -501,8 +513,13 @@ impl Engine {
             .as_ref()
             .filter(|p| Some(p.skill.as_str()) == conv.active())
         {
+            let state = if p.turn == conv.turn {
+                "needs the user's approval. Ask them to confirm it now; their original request is not an approval. Wait for their answer"
+            } else {
+                "is waiting for the user's approval. When the user answers, call `resolve_tool_confirmation` with `confirmed` true (approved) or false (declined)"
+            };
             system.push_str(&format!(
-                "\n## Pending confirmation\nThe user was asked to confirm `{}` with {}. Call `resolve_tool_confirmation` with their answer.\n",
+                "\n## Pending confirmation\nThe call of `{}` with {} {state}.\n",
                 p.tool, p.arguments
             ));
         }
@@ -521,6 +538,7 @@ impl Engine {
                 conv.turn += 1;
                 conv.iterations = 0;
                 conv.searched = false;
+                conv.wait = false;
                 conv.queue.clear();
                 conv.running = None;
                 conv.events.push(Event::UserUttered { text: text.clone() });
@@ -584,6 +602,9 @@ impl Engine {
                 return self.finish(conv, Next::RunTool(run));
             }
         }
+        if std::mem::take(&mut conv.wait) {
+            return self.finish(conv, Next::WaitForUser);
+        }
         self.call_llm(conv)
     }
 
@@ -610,6 +631,32 @@ impl Engine {
         self.respond(conv, call, result);
     }
 
+    /// Answer a call with an error without running it.
+    fn refuse(&self, conv: &mut Conversation, call: &ToolCall, reason: String) {
+        conv.events.push(Event::ToolRefused {
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            reason: reason.clone(),
+        });
+        self.respond(conv, call, error_json(reason));
+    }
+
+    /// Refuse a call whose arguments do not match the offered schema (the
+    /// LLM may retry with valid ones).
+    fn refuse_arguments(&self, conv: &mut Conversation, call: &ToolCall, why: &str) {
+        let reason = format!("Invalid tool arguments: {why}");
+        conv.events.push(Event::ToolRefused {
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            reason: reason.clone(),
+        });
+        self.respond(
+            conv,
+            call,
+            json!({"error": reason, "retryable": true, "code": "invalid_arguments"}),
+        );
+    }
+
     /// Handle one tool call; `Some(run)` when Python must run it.
     fn dispatch(&self, conv: &mut Conversation, call: ToolCall) -> Option<ToolRun> {
         let offered = self.offered_tools(conv);
@@ -623,7 +670,7 @@ impl Engine {
             } else {
                 format!("Tool '{}' is not available now.", call.name)
             };
-            self.respond(conv, &call, error_json(why));
+            self.refuse(conv, &call, why);
             return None;
         }
         // Framework tools' arguments are checked against the schema offered
@@ -639,8 +686,7 @@ impl Engine {
                 .map(|t| t.parameters.clone())
                 .unwrap_or_else(empty_object);
             if let Err(why) = validate_arguments(&schema, &call.arguments) {
-                let result = json!({"error": format!("Invalid tool arguments: {why}"), "retryable": true, "code": "invalid_arguments"});
-                self.record(conv, &call, result);
+                self.refuse_arguments(conv, &call, &why);
                 return None;
             }
         }
@@ -840,26 +886,33 @@ impl Engine {
         let tool = self.tool(&skill, &call.name)?.clone();
         if let Some(gate) = &tool.gate {
             if !self.gate_holds(conv, gate) {
-                self.respond(
-                    conv,
-                    &call,
-                    error_json(format!(
-                        "Tool '{}' is not available now: its gating condition is not met.",
-                        call.name
-                    )),
+                let why = format!(
+                    "Tool '{}' is not available now: its gating condition is not met.",
+                    call.name
                 );
+                self.refuse(conv, &call, why);
                 return None;
             }
         }
         if let Err(why) = validate_arguments(&tool.parameters, &call.arguments) {
-            self.respond(
-                conv,
-                &call,
-                json!({"error": format!("Invalid tool arguments: {why}"), "retryable": true, "code": "invalid_arguments"}),
-            );
+            self.refuse_arguments(conv, &call, &why);
             return None;
         }
         if let (Some(conf), false) = (&tool.confirmation, confirmed) {
+            // One question at a time: a second confirmation would make the
+            // user's yes or no ambiguous.
+            if let Some(p) = &conv.pending {
+                let why = if p.tool == call.name && p.skill == skill {
+                    format!("Tool '{}' is awaiting confirmation; call resolve_tool_confirmation with confirmed=true or confirmed=false.", call.name)
+                } else {
+                    format!(
+                        "Tool '{}' cannot run: another tool confirmation (`{}`) is already pending.",
+                        call.name, p.tool
+                    )
+                };
+                self.refuse(conv, &call, why);
+                return None;
+            }
             conv.pending = Some(PendingConfirmation {
                 skill: skill.clone(),
                 tool: call.name.clone(),
@@ -878,7 +931,9 @@ impl Engine {
                 .clone()
                 .unwrap_or_else(|| format!("Ask the user to confirm running {}.", call.name));
             if let Some(ask) = ask {
+                // The question is the reply of this turn.
                 self.say(conv, ask);
+                conv.wait = true;
             }
             self.respond(
                 conv,
@@ -946,7 +1001,9 @@ impl Engine {
                 .and_then(|t| t.confirmation.as_ref())
                 .and_then(|c| c.utter_on_user_denial.clone());
             if let Some(text) = denial.and_then(|r| self.response_text(conv, &r)) {
+                // The denial response is the reply of this turn.
                 self.say(conv, text);
+                conv.wait = true;
             }
             // The held tool never ran, so it is not recorded as executed
             // (the reference records it with a "declined" result, which

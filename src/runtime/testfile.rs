@@ -48,6 +48,7 @@
 //! | `skill_interrupted: <skill>` | a `skill_interrupted` event: the skill was parked because another one was started on top of it |
 //! | `skill_resumed: <skill>` | a `skill_resumed` event: a parked skill became active again |
 //! | `tool_executed: <tool>` or `{name, arguments?}` | a `tool_executed` event of the tool whose arguments contain `arguments` (subset match) |
+//! | `tool_refused: <tool>` | a `tool_refused` event: a call of the tool was answered with an error without running (not offered, gate unmet, invalid arguments, another confirmation pending) |
 //! | `memory_was_set: <name>` or `{name, value?}` | a `memory_set` of the fully qualified name (with `value`: one of them with an equal value) |
 //! | `memory_was_not_set: <name>` | no `memory_set` of the name |
 //! | `bot_uttered: <text>` | a `bot_uttered` event whose text contains `<text>` |
@@ -65,6 +66,7 @@
 //! {"type": "skill_interrupted", "skill": "card_replace", "to": "check_balance"}
 //! {"type": "skill_resumed", "skill": "card_replace"}
 //! {"type": "tool_executed", "name": "lock_card", "arguments": {"card_id": "C-1"}, "result": "..."}
+//! {"type": "tool_refused", "name": "lock_card", "arguments": {}, "reason": "..."}
 //! {"type": "memory_set", "name": "card_replace.reason", "value": "lost"}
 //! {"type": "bot_uttered", "text": "Your new card is on its way."}
 //! ```
@@ -129,6 +131,8 @@ pub enum Assertion {
         value: Option<Value>,
     },
     MemoryWasNotSet(String),
+    /// A call of the tool was refused without running.
+    ToolRefused(String),
     /// A substring of a bot message.
     BotUttered(String),
     ToolsOffered {
@@ -198,6 +202,7 @@ const EVENT_KEYS: &[&str] = &[
     "skill_interrupted",
     "skill_resumed",
     "tool_executed",
+    "tool_refused",
     "memory_was_set",
     "memory_was_not_set",
     "bot_uttered",
@@ -685,6 +690,7 @@ impl P<'_> {
                 "write `memory_was_set: <skill>.<field>` or `memory_was_set: {name: <skill>.<field>, value: ...}`".into()
             }
             "memory_was_not_set" => "write `memory_was_not_set: <skill>.<field>`".into(),
+            "tool_refused" => "write `tool_refused: <tool>`".into(),
             _ => "write `bot_uttered: <part of the message>`".into(),
         }
         };
@@ -708,6 +714,9 @@ impl P<'_> {
             "memory_was_not_set" => self
                 .text_of(v, "the memory name", &help)
                 .map(Assertion::MemoryWasNotSet),
+            "tool_refused" => self
+                .text_of(v, "the tool name", &help)
+                .map(Assertion::ToolRefused),
             "bot_uttered" => self
                 .text_of(v, "the expected text", &help)
                 .map(Assertion::BotUttered),
@@ -953,6 +962,22 @@ pub fn check_assertion(a: &Assertion, events: &[Value], offered: &[String]) -> R
                     sets.join(" and then ")
                 ))
             }
+        }
+        Assertion::ToolRefused(name) => {
+            let refused: Vec<&str> = of_type(events, "tool_refused")
+                .map(|e| str_field(e, "name"))
+                .collect();
+            if refused.contains(&name.as_str()) {
+                return Ok(());
+            }
+            Err(if refused.is_empty() {
+                format!("expected a call of `{name}` to be refused, but no call was refused in this turn")
+            } else {
+                format!(
+                    "expected a call of `{name}` to be refused, but only calls of {} were",
+                    quoted_list(refused.iter().copied())
+                )
+            })
         }
         Assertion::BotUttered(part) => {
             let said: Vec<&str> = of_type(events, "bot_uttered")
@@ -1385,6 +1410,28 @@ mod tests {
         assert_eq!(
             check(Assertion::SkillInterrupted("update_address".into())),
             Err("expected skill `update_address` to be interrupted, but only `card_replace` was interrupted in this turn".into())
+        );
+    }
+
+    #[test]
+    fn tool_refused_assertion() {
+        let events = [
+            json!({"type": "tool_refused", "name": "lock_card", "arguments": {}, "reason": "gate"}),
+        ];
+        let check = |t: &str| check_assertion(&Assertion::ToolRefused(t.into()), &events, &[]);
+        assert_eq!(check("lock_card"), Ok(()));
+        assert_eq!(
+            check("other"),
+            Err(
+                "expected a call of `other` to be refused, but only calls of `lock_card` were"
+                    .into()
+            )
+        );
+        assert_eq!(
+            check_assertion(&Assertion::ToolRefused("x".into()), &[], &[]),
+            Err(
+                "expected a call of `x` to be refused, but no call was refused in this turn".into()
+            )
         );
     }
 
