@@ -17,6 +17,7 @@
 use crate::condition::{self, Value as CondValue};
 use crate::knowledge::KnowledgeIndex;
 use crate::manifest::{self, Manifest};
+use crate::memory::MemoryModel;
 use crate::runtime::memory::{Scope, Values};
 use crate::runtime::types::{
     ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolHost, ToolOutcome, ToolSpec,
@@ -175,6 +176,10 @@ impl Conversation {
 pub struct Engine {
     pub manifest: Manifest,
     pub knowledge: Option<KnowledgeIndex>,
+    /// `manifest.memory` as the check pipeline's model: every memory rule
+    /// (D7) is asked of it. Built once in [`Engine::new`] (a later change
+    /// to `manifest.memory` does not reach it).
+    memory: MemoryModel,
 }
 
 fn error_json(message: impl Into<String>) -> Value {
@@ -184,6 +189,7 @@ fn error_json(message: impl Into<String>) -> Value {
 impl Engine {
     pub fn new(manifest: Manifest, knowledge: Option<KnowledgeIndex>) -> Self {
         Engine {
+            memory: MemoryModel::from_manifest(&manifest.memory),
             manifest,
             knowledge,
         }
@@ -195,7 +201,7 @@ impl Engine {
 
     fn scope<'a>(&'a self, skill: Option<&'a str>) -> Scope<'a> {
         Scope {
-            schema: &self.manifest.memory,
+            model: &self.memory,
             skill,
         }
     }
@@ -214,7 +220,7 @@ impl Engine {
     pub fn gate_holds(&self, conv: &Conversation, gate: &manifest::Gate) -> bool {
         let scope = self.scope(conv.active());
         let lookup = |ns: &str, entry: &str| -> Option<CondValue> {
-            let v = scope.get(&conv.memory, &format!("{ns}.{entry}"));
+            let v = scope.get_qualified(&conv.memory, ns, entry);
             (!v.is_null()).then(|| CondValue::from(v))
         };
         condition::evaluate(&gate.condition, &lookup).is_ok_and(|v| condition::truthy(&v))
