@@ -11,6 +11,15 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileId(pub u32);
 
+impl FileId {
+    /// No source location: the id carried by declarations rebuilt from a
+    /// package (`manifest.json` keeps no source files, e.g.
+    /// [`crate::memory::MemoryModel::from_manifest`]). It names no file of
+    /// any [`SourceDb`]; such declarations never reach a finding, and
+    /// [`SourceDb::get`] must not be asked for it.
+    pub const NONE: FileId = FileId(u32::MAX);
+}
+
 /// A half-open byte range `start..end` into one file's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Span {

@@ -160,6 +160,51 @@ impl Node {
         }
     }
 
+    /// A node for a JSON value, with no source location (empty spans at 0):
+    /// the inverse of [`Node::to_json`] for values read back from a package.
+    /// Numbers that fit an `i64` become [`Value::Int`], others
+    /// [`Value::Float`]; strings are double-quoted scalars (never re-read as
+    /// YAML 1.1 booleans or dates); arrays and objects are flow collections.
+    pub fn from_json(json: &serde_json::Value) -> Node {
+        use serde_json::Value as J;
+        let (value, style) = match json {
+            J::Null => (Value::Null, Style::Plain),
+            J::Bool(b) => (Value::Bool(*b), Style::Plain),
+            J::Number(n) => (
+                match n.as_i64() {
+                    Some(i) => Value::Int(i),
+                    None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+                },
+                Style::Plain,
+            ),
+            J::String(s) => (Value::Str(s.clone()), Style::DoubleQuoted),
+            J::Array(items) => (
+                Value::Seq(items.iter().map(Node::from_json).collect()),
+                Style::Flow,
+            ),
+            J::Object(map) => (
+                Value::Map(
+                    map.iter()
+                        .map(|(k, v)| {
+                            let key = Node {
+                                value: Value::Str(k.clone()),
+                                span: Span::default(),
+                                style: Style::DoubleQuoted,
+                            };
+                            (key, Node::from_json(v))
+                        })
+                        .collect(),
+                ),
+                Style::Flow,
+            ),
+        };
+        Node {
+            value,
+            span: Span::default(),
+            style,
+        }
+    }
+
     /// Map lookup by string key; the LAST occurrence wins (PyYAML behaviour).
     /// Only string keys match: `get("true")` does not find the key `on`.
     pub fn get(&self, key: &str) -> Option<&Node> {

@@ -693,8 +693,9 @@ fn a_new_run_resets_the_skill_memory_to_its_initial_values() {
     assert_eq!(
         kinds(&conv.events[before..]),
         [
-            json!({"type": "memory_set", "name": "card_replace.replacement_reason", "value": "unknown"}),
+            // In declaration order: schema.public, then schema.private.
             json!({"type": "memory_cleared", "name": "card_replace.order_confirmed"}),
+            json!({"type": "memory_set", "name": "card_replace.replacement_reason", "value": "unknown"}),
             json!({"type": "skill_activated", "skill": "card_replace"}),
         ]
     );

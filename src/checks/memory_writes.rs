@@ -79,7 +79,7 @@ impl Site<'_> {
         self.owners
             .iter()
             .filter_map(|o| model.skill(&o.id))
-            .map(|s| (s, model.memory.write_target(&s.id, name)))
+            .map(|s| (s, model.memory.write_target(Some(&s.id), name)))
             .collect()
     }
 }

@@ -18,12 +18,20 @@
 //! Both return a typed answer that says *why* not, so that checks can label
 //! the declaration or the deny rule involved, and the runtime can share the
 //! exact same rules. [`MemoryModel::readable_names`] and
-//! [`MemoryModel::writable_names`] list the candidates for "did you mean".
+//! [`MemoryModel::writable_names`] list the candidates for "did you mean";
+//! [`MemoryModel::settable`] lists what the model may set.
+//!
+//! These rules exist only here. `maestro check` builds the model from the
+//! project's files; the runtime rebuilds it from the package
+//! ([`MemoryModel::from_manifest`], no source locations) and asks the same
+//! functions (`crate::runtime::memory`), adding only what needs the stored
+//! values (an `immutable` field that already holds one).
 //!
 //! A memory *name* is either bare (`card_id`) or qualified
 //! (`<namespace>.<entry>`); a *slot* is the fully-qualified storage key of a
 //! field ([`Field::qualified_name`], [`qualified_name`]).
 
+mod package;
 mod parse;
 
 pub use parse::{parse_project, parse_skill, FIELD_KEYS};
@@ -55,6 +63,7 @@ pub fn qualified_name(namespace: &str, entry: &str) -> String {
     format!("{namespace}.{entry}")
 }
 
+/// Who may read a field (memory.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Visibility {
     /// `schema.public`: readable by every skill as `<skill>.<entry>`.
@@ -68,12 +77,19 @@ pub enum Visibility {
 /// The value type of a field (memory.md §1.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldType {
+    /// `text`: a string.
     Text,
+    /// `int`: an integer.
     Int,
+    /// `float`: a number.
     Float,
+    /// `bool`: a boolean.
     Bool,
+    /// `list`: a list.
     List,
+    /// `json`: any JSON value.
     Json,
+    /// `categorical`: one of `enum_values` (when given).
     Categorical,
     /// No `type`, or `type: any`.
     Any,
@@ -134,24 +150,34 @@ impl FieldType {
 /// One declared memory field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
+    /// The entry name as declared (the bare name).
     pub name: String,
     /// The skill id, or [`PROJECT_NAMESPACE`].
     pub namespace: String,
     /// Span of the field's key.
     pub span: Span,
+    /// The memory.yml that declares it ([`FileId::NONE`] when rebuilt
+    /// from a package).
     pub file: FileId,
+    /// Its section: public, private or project.
     pub visibility: Visibility,
+    /// The type `type_name` reads as.
     pub ty: FieldType,
     /// The `type` string as written.
     pub type_name: Option<String>,
+    /// `description`, as written.
     pub description: Option<String>,
+    /// `llm_settable: true`: the model may set it (`set_fields`).
     pub llm_settable: bool,
     /// Write-once per session (D7).
     pub immutable: bool,
     /// `initial_value`, when present and not null.
     pub initial_value: Option<Node>,
+    /// `enum_values` (empty when absent).
     pub enum_values: Vec<Node>,
+    /// `seed: true` (project fields: filled from session-start metadata).
     pub seed: bool,
+    /// `pii: true`: the value is withheld from prompts.
     pub pii: bool,
     /// The whole attribute mapping (None when the body is not a mapping),
     /// for spans of single attributes ([`Field::attr`]).
@@ -275,7 +301,9 @@ pub struct SkillMemory {
     /// ones, each in file order. An entry declared in both sections (a
     /// `memory.public_and_private` finding) appears twice.
     pub fields: Vec<Field>,
+    /// `access.deny_read` items (bare or fully-qualified names).
     pub deny_read: Vec<Spanned<String>>,
+    /// `access.deny_write` items (bare or fully-qualified names).
     pub deny_write: Vec<Spanned<String>>,
 }
 
@@ -324,13 +352,20 @@ pub enum Name<'n> {
     Bare(&'n str),
     /// `<namespace>.<entry>` where the namespace is `project`, `system` or
     /// a skill id; the split is at the first `.`.
-    Qualified { namespace: &'n str, entry: &'n str },
+    Qualified {
+        /// `project`, `system` or a skill id.
+        namespace: &'n str,
+        /// Everything after the first `.`.
+        entry: &'n str,
+    },
 }
 
 /// A readable thing: a declared field or a registered system entry.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Entry<'a> {
+    /// A field of a skill's or the project's memory.yml.
     Field(&'a Field),
+    /// A [`SYSTEM_ENTRIES`] name (without `system.`).
     System(&'static str),
 }
 
@@ -350,11 +385,16 @@ pub enum Read<'a> {
     /// Readable.
     Ok(Entry<'a>),
     /// The namespace is not `project`, `system` nor a skill id.
-    UnknownNamespace { namespace: String },
+    UnknownNamespace {
+        /// The part before the first `.`.
+        namespace: String,
+    },
     /// The namespace exists but has no such entry. `namespace` is `None`
     /// for a bare name (found neither in the active skill nor the project).
     Undeclared {
+        /// The namespace looked in (`None` for a bare name).
         namespace: Option<String>,
+        /// The entry looked for.
         entry: String,
     },
     /// A `schema.private` field of another skill.
@@ -362,12 +402,15 @@ pub enum Read<'a> {
     /// Blocked by the active skill's `access.deny_read`; `rule` is the list
     /// item (its span is in the skill's memory.yml).
     Denied {
+        /// The entry the name resolves to.
         entry: Entry<'a>,
+        /// The `deny_read` item that blocks it.
         rule: &'a Spanned<String>,
     },
 }
 
 impl<'a> Read<'a> {
+    /// Whether the answer is [`Read::Ok`].
     pub fn is_readable(&self) -> bool {
         matches!(self, Read::Ok(_))
     }
@@ -390,10 +433,17 @@ pub enum WriteTarget<'a> {
     /// A name with a `.` (`project.x`, `<skill>.x`, `session.x.y`): `set`
     /// takes bare names only. Any dotted name lands here, so that a dotted
     /// entry name is never silently read as a cross-namespace write.
-    Qualified { namespace: String, entry: String },
+    Qualified {
+        /// The part before the first `.`.
+        namespace: String,
+        /// The part after it.
+        entry: String,
+    },
     /// Listed in the skill's `access.deny_write`.
     Denied {
+        /// The field the bare name resolves to.
         field: &'a Field,
+        /// The `deny_write` item that blocks it.
         rule: &'a Spanned<String>,
     },
     /// Declared neither in the skill nor in the project.
@@ -422,6 +472,7 @@ impl MemoryModel {
         self.skills.get(id).unwrap_or(&EMPTY_SKILL)
     }
 
+    /// The project field `name`.
     pub fn project_field(&self, name: &str) -> Option<&Field> {
         self.project.iter().find(|f| f.name == name)
     }
@@ -591,8 +642,14 @@ impl MemoryModel {
     /// Where a `context.memory.set(name, ...)` made while `skill` is active
     /// lands (D7): bare names only; the skill's own fields first, then the
     /// project's; `system.*` is reserved; the skill's `access.deny_write`
-    /// (bare or fully-qualified items) is applied last.
-    pub fn write_target(&self, skill: &str, name: &str) -> WriteTarget<'_> {
+    /// (bare or fully-qualified items) is applied last. `skill = None` is
+    /// routing mode: no own fields and no deny list, so only project fields
+    /// are writable.
+    ///
+    /// Whether an `immutable` field already holds a value is a run-time
+    /// question this model cannot answer; the runtime asks it after a
+    /// [`WriteTarget::Field`] answer (`crate::runtime::memory`).
+    pub fn write_target(&self, skill: Option<&str>, name: &str) -> WriteTarget<'_> {
         if name == SYSTEM_NAMESPACE || name.starts_with("system.") {
             return WriteTarget::Reserved;
         }
@@ -602,9 +659,15 @@ impl MemoryModel {
                 entry: entry.to_string(),
             };
         }
-        let mem = self.skill_or_empty(skill);
-        let Some(field) = mem.field(name).or_else(|| self.project_field(name)) else {
+        let own = skill.map(|s| self.skill_or_empty(s));
+        let Some(field) = own
+            .and_then(|m| m.field(name))
+            .or_else(|| self.project_field(name))
+        else {
             return WriteTarget::Undeclared;
+        };
+        let (Some(skill), Some(mem)) = (skill, own) else {
+            return WriteTarget::Field(field);
         };
         let slot = field.qualified_name();
         match mem
@@ -615,6 +678,30 @@ impl MemoryModel {
             Some(rule) => WriteTarget::Denied { field, rule },
             None => WriteTarget::Field(field),
         }
+    }
+
+    /// The fields the model may write with `set_fields` / `correct` while
+    /// `skill` is active (`None`: routing mode): every bare name of the
+    /// skill (declaration order), then of the project, whose
+    /// [`MemoryModel::write_target`] is a field with `llm_settable: true`.
+    /// So a skill field shadows a project field of the same name (the bare
+    /// name writes the skill's), a private declaration wins over a public
+    /// one, and a `deny_write`-listed field is not offered. Each field once.
+    pub fn settable(&self, skill: Option<&str>) -> Vec<&Field> {
+        let own = skill.map(|s| self.skill_or_empty(s));
+        let names = own
+            .into_iter()
+            .flat_map(SkillMemory::names)
+            .chain(self.project.iter().map(|f| f.name.as_str()));
+        let mut out: Vec<&Field> = Vec::new();
+        for name in names {
+            if let WriteTarget::Field(f) = self.write_target(skill, name) {
+                if f.llm_settable && !out.iter().any(|o| std::ptr::eq(*o, f)) {
+                    out.push(f);
+                }
+            }
+        }
+        out
     }
 
     /// Every bare name `skill` could write (its fields, then the

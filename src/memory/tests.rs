@@ -233,47 +233,106 @@ fn readable_names_list_the_readable_set() {
 fn write_targets() {
     let m = catalog();
     assert!(matches!(
-        m.write_target("pizza", "size"),
+        m.write_target(Some("pizza"), "size"),
         WriteTarget::Field(f) if f.qualified_name() == "pizza.size"
     ));
     assert!(matches!(
-        m.write_target("pizza", "logged_in"),
+        m.write_target(Some("pizza"), "logged_in"),
         WriteTarget::Field(f) if f.visibility == Visibility::Project
     ));
     // admin's own `size` shadows nothing of pizza's.
     assert!(matches!(
-        m.write_target("admin", "size"),
+        m.write_target(Some("admin"), "size"),
         WriteTarget::Field(f) if f.qualified_name() == "admin.size"
     ));
-    match m.write_target("admin", "note") {
+    match m.write_target(Some("admin"), "note") {
         WriteTarget::Denied { field, rule } => {
             assert_eq!(field.qualified_name(), "project.note");
             assert_eq!(rule.value, "note");
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(m.write_target("pizza", "tip"), WriteTarget::Undeclared);
-    assert_eq!(m.write_target("pizza", "card"), WriteTarget::Undeclared);
-    assert_eq!(m.write_target("pizza", "system.x"), WriteTarget::Reserved);
-    assert_eq!(m.write_target("pizza", "system"), WriteTarget::Reserved);
     assert_eq!(
-        m.write_target("pizza", "billing.total"),
+        m.write_target(Some("pizza"), "tip"),
+        WriteTarget::Undeclared
+    );
+    assert_eq!(
+        m.write_target(Some("pizza"), "card"),
+        WriteTarget::Undeclared
+    );
+    assert_eq!(
+        m.write_target(Some("pizza"), "system.x"),
+        WriteTarget::Reserved
+    );
+    assert_eq!(
+        m.write_target(Some("pizza"), "system"),
+        WriteTarget::Reserved
+    );
+    assert_eq!(
+        m.write_target(Some("pizza"), "billing.total"),
         WriteTarget::Qualified {
             namespace: "billing".into(),
             entry: "total".into()
         }
     );
     assert!(matches!(
-        m.write_target("pizza", "project.logged_in"),
+        m.write_target(Some("pizza"), "project.logged_in"),
         WriteTarget::Qualified { .. }
     ));
     // Unknown skills write only project fields.
     assert!(matches!(
-        m.write_target("nope", "note"),
+        m.write_target(Some("nope"), "note"),
         WriteTarget::Field(_)
     ));
     let names: Vec<&str> = m.writable_names("pizza").collect();
     assert_eq!(names, ["size", "price_checked", "logged_in", "note"]);
+}
+
+#[test]
+fn routing_mode_writes_project_fields_only_and_ignores_deny_lists() {
+    let m = catalog();
+    assert!(matches!(
+        m.write_target(None, "note"),
+        WriteTarget::Field(f) if f.qualified_name() == "project.note"
+    ));
+    assert_eq!(m.write_target(None, "size"), WriteTarget::Undeclared);
+    assert_eq!(m.write_target(None, "system.x"), WriteTarget::Reserved);
+    assert!(matches!(
+        m.write_target(None, "pizza.size"),
+        WriteTarget::Qualified { .. }
+    ));
+}
+
+#[test]
+fn settable_fields_resolve_like_writes() {
+    let mut m = catalog();
+    let (s, f) = parse_skill(
+        FileId(0),
+        "s",
+        "schema:\n  public:\n    a:\n      llm_settable: true\n      description: A.\n    logged_in:\n      type: bool\n  private:\n    b:\n      llm_settable: true\n      description: B.\naccess:\n  deny_write: [b]\n",
+    );
+    assert!(f.is_empty(), "{f:?}");
+    m.skills.insert("s".into(), s);
+    let (project, f) = parse_project(
+        FileId(1),
+        "logged_in:\n  type: bool\n  llm_settable: true\n  description: L.\ncity:\n  llm_settable: true\n  description: C.\n",
+    );
+    assert!(f.is_empty(), "{f:?}");
+    m.project = project;
+    let slots = |skill| -> Vec<String> {
+        m.settable(skill)
+            .iter()
+            .map(|f| f.qualified_name())
+            .collect()
+    };
+    // `b` is denied; the skill's non-settable `logged_in` shadows the
+    // project's settable one.
+    assert_eq!(slots(Some("s")), ["s.a", "project.city"]);
+    assert_eq!(
+        slots(Some("pizza")),
+        ["pizza.size", "project.logged_in", "project.city"]
+    );
+    assert_eq!(slots(None), ["project.logged_in", "project.city"]);
 }
 
 #[test]
@@ -286,10 +345,13 @@ fn deny_write_with_a_qualified_project_item() {
     );
     m.skills.insert("s".into(), s);
     assert!(matches!(
-        m.write_target("s", "logged_in"),
+        m.write_target(Some("s"), "logged_in"),
         WriteTarget::Denied { .. }
     ));
-    assert!(matches!(m.write_target("s", "own"), WriteTarget::Field(_)));
+    assert!(matches!(
+        m.write_target(Some("s"), "own"),
+        WriteTarget::Field(_)
+    ));
 }
 
 #[test]
@@ -572,7 +634,7 @@ proptest::proptest! {
         let (m, _) = parse_skill(FileId(0), "s", &text);
         let model = MemoryModel { project: Vec::new(), skills: BTreeMap::from([("s".to_string(), m)]) };
         let _ = model.read(Some("s"), &name);
-        let _ = model.write_target("s", &name);
+        let _ = model.write_target(Some("s"), &name);
         let _ = model.readable_names(Some("s"));
         let _ = parse_project(FileId(0), &format!("{name}:\n  {key}: {value}\n"));
     }

@@ -28,6 +28,7 @@
 use crate::condition::{self, Value as CondValue};
 use crate::knowledge::KnowledgeIndex;
 use crate::manifest::{self, Manifest};
+use crate::memory::MemoryModel;
 use crate::runtime::memory::{Scope, Values};
 use crate::runtime::types::{
     ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolHost, ToolOutcome, ToolSpec,
@@ -258,6 +259,10 @@ impl Conversation {
 pub struct Engine {
     pub manifest: Manifest,
     pub knowledge: Option<KnowledgeIndex>,
+    /// `manifest.memory` as the check pipeline's model: every memory rule
+    /// (D7) is asked of it. Built once in [`Engine::new`] (a later change
+    /// to `manifest.memory` does not reach it).
+    memory: MemoryModel,
 }
 
 fn error_json(message: impl Into<String>) -> Value {
@@ -267,6 +272,7 @@ fn error_json(message: impl Into<String>) -> Value {
 impl Engine {
     pub fn new(manifest: Manifest, knowledge: Option<KnowledgeIndex>) -> Self {
         Engine {
+            memory: MemoryModel::from_manifest(&manifest.memory),
             manifest,
             knowledge,
         }
@@ -278,7 +284,7 @@ impl Engine {
 
     fn scope<'a>(&'a self, skill: Option<&'a str>) -> Scope<'a> {
         Scope {
-            schema: &self.manifest.memory,
+            model: &self.memory,
             skill,
         }
     }
@@ -309,7 +315,7 @@ impl Engine {
     pub fn gate_holds(&self, conv: &Conversation, gate: &manifest::Gate) -> bool {
         let scope = self.scope(conv.active());
         let lookup = |ns: &str, entry: &str| -> Option<CondValue> {
-            let v = scope.get(&conv.memory, &format!("{ns}.{entry}"));
+            let v = scope.get_qualified(&conv.memory, ns, entry);
             (!v.is_null()).then(|| CondValue::from(v))
         };
         condition::evaluate(&gate.condition, &lookup).is_ok_and(|v| condition::truthy(&v))
@@ -801,22 +807,20 @@ impl Engine {
     /// it has none), recording only the values that change. These writes
     /// are the engine's: they bypass the write rules and run no hooks.
     fn reset_memory(&self, conv: &mut Conversation, skill: &str) {
-        let Some(mem) = self.manifest.memory.skills.get(skill) else {
+        let Some(mem) = self.memory.skill(skill) else {
             return;
         };
-        let mut seen = std::collections::BTreeSet::new();
-        // A private declaration wins over a public one of the same name.
-        let fields = mem
-            .fields
-            .iter()
-            .filter(|f| f.visibility == "private")
-            .chain(mem.fields.iter());
-        for field in fields {
-            if !seen.insert(field.name.as_str()) {
+        for name in mem.names() {
+            // The field as its own skill sees it (private wins).
+            let Some(field) = mem.field(name) else {
                 continue;
-            }
-            let key = format!("{skill}.{}", field.name);
-            let initial = field.initial_value.clone().filter(|v| !v.is_null());
+            };
+            let key = field.qualified_name();
+            let initial = field
+                .initial_value
+                .as_ref()
+                .map(crate::yaml::Node::to_json)
+                .filter(|v| !v.is_null());
             if conv.memory.get(&key) == initial.as_ref() {
                 continue;
             }
