@@ -29,6 +29,8 @@ use std::collections::VecDeque;
 pub const MAX_ITERATIONS: u32 = 20;
 /// Text sent when a turn cannot go on (LLM failure, iteration cap).
 pub const FALLBACK_ERROR: &str = "I'm sorry, but something went wrong. Please try again.";
+/// The error result of a tool call that an interrupted turn never ran (D13).
+pub const NOT_RUN: &str = "Not run: the turn was interrupted.";
 
 /// One entry of the append-only event log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -405,8 +407,7 @@ impl Engine {
                 conv.turn += 1;
                 conv.iterations = 0;
                 conv.searched = false;
-                conv.queue.clear();
-                conv.running = None;
+                self.interrupt(conv);
                 conv.events.push(Event::UserUttered { text: text.clone() });
                 conv.history.push(ChatMessage::user(text));
                 self.call_llm(conv)
@@ -469,6 +470,19 @@ impl Engine {
             }
         }
         self.call_llm(conv)
+    }
+
+    /// Drop what is left of a turn: the call still running (a driver gave
+    /// up on it) and every queued call get a [`NOT_RUN`] error result.
+    /// Every `tool_calls` entry of an assistant message must be answered by
+    /// a `tool` message, or OpenAI-compatible servers reject the history.
+    fn interrupt(&self, conv: &mut Conversation) {
+        if let Some(Running::Tool { call, .. } | Running::Hook { call, .. }) = conv.running.take() {
+            self.respond(conv, &call, error_json(NOT_RUN));
+        }
+        for call in std::mem::take(&mut conv.queue) {
+            self.respond(conv, &call, error_json(NOT_RUN));
+        }
     }
 
     fn respond(&self, conv: &mut Conversation, call: &ToolCall, result: Value) {
@@ -811,7 +825,7 @@ impl Engine {
                         &call,
                         error_json("The turn was interrupted before the tool finished."),
                     );
-                    conv.queue.clear();
+                    self.interrupt(conv);
                     return self.finish(conv, Next::WaitForUser);
                 }
                 let (result, is_error) = outcome_value(&call.name, outcome);
@@ -848,6 +862,7 @@ impl Engine {
                 mut lines,
                 wrote,
             }) => {
+                let cancelled = outcome == ToolOutcome::Cancelled;
                 let (result, is_error) = outcome_value(&field, outcome);
                 let rejected = is_error || result.get("error").is_some_and(|e| !e.is_null());
                 if rejected {
@@ -867,6 +882,19 @@ impl Engine {
                         }
                     }
                     conv.memory = snapshot;
+                    if cancelled {
+                        // D13: a hook cut off mid-validation accepted
+                        // nothing, so its write is rolled back like a
+                        // rejection; the rest of the batch and the queued
+                        // calls are not run, and the turn ends.
+                        let not_run =
+                            |name: &str| format!("{name}: not set: the turn was interrupted");
+                        lines.push(not_run(&field));
+                        lines.extend(rest.iter().map(|(name, _)| not_run(name)));
+                        self.write_fields(conv, call, Vec::new(), lines, wrote);
+                        self.interrupt(conv);
+                        return self.finish(conv, Next::WaitForUser);
+                    }
                     let why = result.get("error").map_or_else(
                         || result.to_string(),
                         |e| e.as_str().map_or_else(|| e.to_string(), str::to_string),
