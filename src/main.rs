@@ -68,8 +68,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Talk to a packaged model in the terminal (one user message per line
-    /// when stdin is not a terminal).
+    /// Talk to a packaged model in the terminal; a line typed while the bot
+    /// is working interrupts it (one user message per line, each turn run
+    /// to its end, when stdin is not a terminal).
     #[command(alias = "run")]
     Shell {
         /// The model archive (default: the newest in ./models).
