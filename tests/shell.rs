@@ -79,6 +79,9 @@ fn activate_lab() -> ChatResponse {
     call("activate", json!({"flow_id": "lab"}))
 }
 
+/// What the user does when the bot says a given text.
+type Trigger = (&'static str, Box<dyn FnOnce()>);
+
 /// Records what the user would see; when the bot says `trigger`, runs
 /// `action` once (the user typing, or pressing Ctrl-D, mid-turn).
 #[derive(Default)]
@@ -86,7 +89,7 @@ struct Screen {
     said: Vec<String>,
     ends: Vec<(TurnEnd, Instant)>,
     prompts: usize,
-    trigger: Option<(&'static str, Box<dyn FnOnce()>)>,
+    trigger: Option<Trigger>,
     triggered_at: Option<Instant>,
     /// The user's keyboard: the input stays open until this many turns
     /// have ended (then Ctrl-D).
