@@ -48,7 +48,9 @@ fn lab(name: &str) -> (Engine, Worker) {
         let Status::Written { path, .. } = report.status else {
             panic!("trained")
         };
-        std::fs::read(&path).unwrap()
+        let bytes = std::fs::read(&path).unwrap();
+        let _ = std::fs::remove_dir_all(&out);
+        bytes
     });
     let model = maestro::runtime::load_model(bytes).unwrap();
     let dir = extract_package_in(&base.join("packages"), &model.files, name).unwrap();
