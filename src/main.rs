@@ -68,8 +68,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Talk to a packaged model in the terminal (one user message per line
-    /// when stdin is not a terminal).
+    /// Talk to a packaged model in the terminal; a line typed while the bot
+    /// is working interrupts it (one user message per line, each turn run
+    /// to its end, when stdin is not a terminal).
     #[command(alias = "run")]
     Shell {
         /// The model archive (default: the newest in ./models).
@@ -385,8 +386,45 @@ fn load_runtime(
     ))
 }
 
+/// `maestro shell`'s terminal: bot messages on stdout, line-flushed; the
+/// prompt, interruptions and `--debug` events on stderr.
+struct ShellTerminal {
+    interactive: bool,
+    debug: bool,
+}
+
+impl maestro::runtime::shell::Terminal for ShellTerminal {
+    fn say(&mut self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+    }
+
+    fn prompt(&mut self) {
+        if self.interactive {
+            eprint!("you> ");
+        }
+    }
+
+    fn turn_ended(
+        &mut self,
+        end: maestro::runtime::driver::TurnEnd,
+        events: &[maestro::runtime::engine::Event],
+    ) {
+        if self.debug {
+            for event in events {
+                if let Ok(json) = serde_json::to_value(event) {
+                    eprintln!("event: {json}");
+                }
+            }
+        }
+        if end == maestro::runtime::driver::TurnEnd::Interrupted && self.interactive {
+            eprintln!("(interrupted)");
+        }
+    }
+}
+
 fn shell(model: Option<PathBuf>, debug: bool, python: &str) -> ExitCode {
-    use std::io::BufRead;
     let (engine, mut worker) = match load_runtime(model, python) {
         Ok(r) => r,
         Err(e) => {
@@ -414,36 +452,21 @@ fn shell(model: Option<PathBuf>, debug: bool, python: &str) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    use maestro::runtime::shell::{self, LineSource, ReadLines, TypeAhead};
     let interactive = std::io::stdin().is_terminal();
     let mut session = maestro::runtime::driver::Session::new(&engine, &mut worker, llm);
-    let stdin = std::io::stdin();
-    let mut seen = 0;
-    loop {
-        if interactive {
-            eprint!("you> ");
-        }
-        let mut line = String::new();
-        match stdin.lock().read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut deliver = |text: &str| {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{text}");
-            let _ = out.flush();
-        };
-        session.turn(line, &mut deliver, &|| false);
-        if debug {
-            for event in &session.events_json()[seen..] {
-                eprintln!("event: {event}");
-            }
-        }
-        seen = session.conv.events.len();
-    }
+    // In a terminal a line typed while a turn runs interrupts it (barge-in,
+    // D13); piped input is read only once each turn has ended (spec §5).
+    let mut lines: Box<dyn LineSource> = if interactive {
+        Box::new(TypeAhead::spawn(std::io::BufReader::new(std::io::stdin())))
+    } else {
+        Box::new(ReadLines(std::io::stdin().lock()))
+    };
+    shell::run(
+        &mut session,
+        &mut *lines,
+        &mut ShellTerminal { interactive, debug },
+    );
     ExitCode::SUCCESS
 }
 

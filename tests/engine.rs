@@ -3,7 +3,7 @@
 //! tests need no Python and no LLM.
 
 use maestro::manifest::Hook;
-use maestro::runtime::engine::{Conversation, Engine, Event, Input, Next, Output};
+use maestro::runtime::engine::{self, Conversation, Engine, Event, Input, Next, Output};
 use maestro::runtime::types::{ChatResponse, Role, ToolCall, ToolHost, ToolOutcome};
 use maestro::train::{train, Status, TrainOptions};
 use serde_json::{json, Value};
@@ -752,4 +752,128 @@ fn a_second_confirmation_is_refused_while_one_is_pending() {
         matches!(conv.events.last(), Some(Event::ToolRefused { name, .. }) if name == "process_card_replacement")
     );
     assert_eq!(executed(&conv, "process_card_replacement"), 0);
+}
+
+/// The ids of assistant `tool_calls` that no `tool` message answers
+/// (OpenAI-compatible servers reject such a history).
+fn unanswered(history: &[maestro::runtime::types::ChatMessage]) -> Vec<String> {
+    let answered: Vec<&str> = history
+        .iter()
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .collect();
+    history
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .filter(|c| !answered.contains(&c.id.as_str()))
+        .map(|c| c.id.clone())
+        .collect()
+}
+
+fn tool_result(conv: &Conversation, id: &str) -> String {
+    conv.history
+        .iter()
+        .find(|m| m.tool_call_id.as_deref() == Some(id))
+        .and_then(|m| m.content.clone())
+        .unwrap_or_default()
+}
+
+/// Two calls in one response: a Python tool, then `complete_skill`.
+fn two_calls() -> ChatResponse {
+    let mut both = call("get_customer_info", json!({}));
+    both.tool_calls
+        .extend(call("complete_skill", json!({})).tool_calls);
+    both
+}
+
+#[test]
+fn a_cancelled_tool_answers_every_call_the_turn_did_not_run() {
+    let e = engine();
+    let (mut conv, _) = in_card_replace(&e);
+    let out = e.step(&mut conv, Input::Llm(two_calls()));
+    assert!(matches!(out.next, Next::RunTool(ref run) if run.name == "get_customer_info"));
+    let out = e.step(&mut conv, Input::Tool(ToolOutcome::Cancelled));
+    assert_eq!(out.next, Next::WaitForUser);
+    assert_eq!(unanswered(&conv.history), Vec::<String>::new());
+    assert!(tool_result(&conv, "call_complete_skill").contains(engine::NOT_RUN));
+    assert_eq!(
+        conv.active(),
+        Some("card_replace"),
+        "the queued call never ran"
+    );
+    assert_eq!(executed(&conv, "complete_skill"), 0);
+    // The next turn's request is a history a server accepts.
+    let out = e.step(&mut conv, Input::User("never mind".into()));
+    let Next::CallLlm(req) = out.next else {
+        panic!("{out:?}")
+    };
+    assert_eq!(unanswered(&req.messages), Vec::<String>::new());
+    assert_eq!(req.messages.last().unwrap().role, Role::User);
+}
+
+#[test]
+fn a_user_message_mid_turn_answers_the_calls_left_behind() {
+    let e = engine();
+    let (mut conv, _) = in_card_replace(&e);
+    e.step(&mut conv, Input::Llm(two_calls()));
+    // The driver gives up on the running tool and starts a new turn.
+    let out = e.step(&mut conv, Input::User("actually, stop".into()));
+    let Next::CallLlm(req) = out.next else {
+        panic!("{out:?}")
+    };
+    assert_eq!(unanswered(&req.messages), Vec::<String>::new());
+    assert!(tool_result(&conv, "call_get_customer_info").contains(engine::NOT_RUN));
+    assert!(tool_result(&conv, "call_complete_skill").contains(engine::NOT_RUN));
+    assert_eq!(
+        req.messages.last().unwrap().content.as_deref(),
+        Some("actually, stop")
+    );
+    assert_eq!(conv.active(), Some("card_replace"));
+}
+
+#[test]
+fn a_cancelled_hook_rolls_its_write_back_and_ends_the_turn() {
+    let mut e = engine();
+    let skill = e
+        .manifest
+        .skills
+        .iter_mut()
+        .find(|s| s.id == "card_replace")
+        .unwrap();
+    skill.hooks.push(Hook {
+        entry: "order_confirmed".into(),
+        module: "skills/card_replace/tools.py".into(),
+        function: "run_after_setting_order_confirmed".into(),
+    });
+    let (mut conv, _) = in_card_replace(&e);
+    // `order_confirmed` (hooked) is written first, `replacement_reason` next.
+    let mut batch = call(
+        "set_fields",
+        json!({"order_confirmed": true, "replacement_reason": "lost"}),
+    );
+    batch
+        .tool_calls
+        .extend(call("complete_skill", json!({})).tool_calls);
+    let out = e.step(&mut conv, Input::Llm(batch));
+    assert!(
+        matches!(out.next, Next::RunTool(ref run) if run.function == "run_after_setting_order_confirmed")
+    );
+    let out = e.step(&mut conv, Input::Tool(ToolOutcome::Cancelled));
+    assert_eq!(out.next, Next::WaitForUser);
+    assert!(!conv.memory.contains_key("card_replace.order_confirmed"));
+    assert!(
+        !conv.memory.contains_key("card_replace.replacement_reason"),
+        "the rest of the batch is not written"
+    );
+    let result = tool_result(&conv, "call_set_fields");
+    assert!(
+        result.contains("order_confirmed: not set: the turn was interrupted"),
+        "{result}"
+    );
+    assert!(
+        result.contains("replacement_reason: not set: the turn was interrupted"),
+        "{result}"
+    );
+    assert!(tool_result(&conv, "call_complete_skill").contains(engine::NOT_RUN));
+    assert_eq!(unanswered(&conv.history), Vec::<String>::new());
+    assert_eq!(conv.active(), Some("card_replace"));
 }

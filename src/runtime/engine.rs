@@ -53,6 +53,8 @@ pub const FRAMEWORK_TOOLS: &[&str] = &[
 pub const MAX_ITERATIONS: u32 = 20;
 /// Text sent when a turn cannot go on (LLM failure, iteration cap).
 pub const FALLBACK_ERROR: &str = "I'm sorry, but something went wrong. Please try again.";
+/// The error result of a tool call that an interrupted turn never ran (D13).
+pub const NOT_RUN: &str = "Not run: the turn was interrupted.";
 
 /// One entry of the append-only event log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -545,8 +547,7 @@ impl Engine {
                 conv.iterations = 0;
                 conv.searched = false;
                 conv.wait = false;
-                conv.queue.clear();
-                conv.running = None;
+                self.interrupt(conv);
                 conv.events.push(Event::UserUttered { text: text.clone() });
                 conv.history.push(ChatMessage::user(text));
                 self.call_llm(conv)
@@ -612,6 +613,19 @@ impl Engine {
             return self.finish(conv, Next::WaitForUser);
         }
         self.call_llm(conv)
+    }
+
+    /// Drop what is left of a turn: the call still running (a driver gave
+    /// up on it) and every queued call get a [`NOT_RUN`] error result.
+    /// Every `tool_calls` entry of an assistant message must be answered by
+    /// a `tool` message, or OpenAI-compatible servers reject the history.
+    fn interrupt(&self, conv: &mut Conversation) {
+        if let Some(Running::Tool { call, .. } | Running::Hook { call, .. }) = conv.running.take() {
+            self.respond(conv, &call, error_json(NOT_RUN));
+        }
+        for call in std::mem::take(&mut conv.queue) {
+            self.respond(conv, &call, error_json(NOT_RUN));
+        }
     }
 
     fn respond(&self, conv: &mut Conversation, call: &ToolCall, result: Value) {
@@ -1129,7 +1143,7 @@ impl Engine {
                         &call,
                         error_json("The turn was interrupted before the tool finished."),
                     );
-                    conv.queue.clear();
+                    self.interrupt(conv);
                     return self.finish(conv, Next::WaitForUser);
                 }
                 let (result, is_error) = outcome_value(&call.name, outcome);
@@ -1166,6 +1180,7 @@ impl Engine {
                 mut lines,
                 wrote,
             }) => {
+                let cancelled = outcome == ToolOutcome::Cancelled;
                 let (result, is_error) = outcome_value(&field, outcome);
                 let rejected = is_error || result.get("error").is_some_and(|e| !e.is_null());
                 if rejected {
@@ -1185,6 +1200,19 @@ impl Engine {
                         }
                     }
                     conv.memory = snapshot;
+                    if cancelled {
+                        // D13: a hook cut off mid-validation accepted
+                        // nothing, so its write is rolled back like a
+                        // rejection; the rest of the batch and the queued
+                        // calls are not run, and the turn ends.
+                        let not_run =
+                            |name: &str| format!("{name}: not set: the turn was interrupted");
+                        lines.push(not_run(&field));
+                        lines.extend(rest.iter().map(|(name, _)| not_run(name)));
+                        self.write_fields(conv, call, Vec::new(), lines, wrote);
+                        self.interrupt(conv);
+                        return self.finish(conv, Next::WaitForUser);
+                    }
                     let why = result.get("error").map_or_else(
                         || result.to_string(),
                         |e| e.as_str().map_or_else(|| e.to_string(), str::to_string),

@@ -11,6 +11,7 @@ pub mod llm;
 pub mod memory;
 pub mod report;
 pub mod runner;
+pub mod shell;
 pub mod testfile;
 pub mod types;
 pub mod worker;

@@ -33,3 +33,12 @@ async def lookup_faq(query: str, context: ToolContext = None) -> ToolResult:
     if hits:
         context.memory.set("faq_source", hits[0]["source"])
     return ToolResult(llm_response={"hits": hits})
+
+
+@tool(description="A tool that says it has started, then waits")
+async def patient_tool(seconds: float, context: ToolContext = None) -> ToolResult:
+    context.memory.set("before_sleep", "patient")
+    await context.send("Working on it.")
+    await asyncio.sleep(seconds)
+    context.memory.set("woke", True)
+    return ToolResult(llm_response={"slept": seconds})
