@@ -422,6 +422,14 @@ impl maestro::runtime::shell::Terminal for ShellTerminal {
             eprintln!("(interrupted)");
         }
     }
+
+    fn tools(&mut self, tools: &[maestro::runtime::engine::ToolState]) {
+        if self.debug {
+            for line in maestro::runtime::shell::tool_lines(tools) {
+                eprintln!("{line}");
+            }
+        }
+    }
 }
 
 fn shell(model: Option<PathBuf>, debug: bool, python: &str) -> ExitCode {

@@ -411,6 +411,19 @@ fn piped_input_never_interrupts_a_running_tool() {
     );
     assert_eq!(event_lines(&stderr, "tool_cancelled"), Vec::<&str>::new());
     assert!(!stderr.contains("(interrupted)"), "{stderr}");
+    // --debug shows every tool after each turn, with its gate result.
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("tools: ") && l.contains("patient_tool")),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l == "hidden: secret_tool [requires session.lab.unlocked == True: not met]"),
+        "{stderr}"
+    );
     assert_eq!(server.join().unwrap().len(), 4);
     std::fs::remove_dir_all(&project).unwrap();
 }

@@ -877,3 +877,38 @@ fn a_cancelled_hook_rolls_its_write_back_and_ends_the_turn() {
     assert_eq!(unanswered(&conv.history), Vec::<String>::new());
     assert_eq!(conv.active(), Some("card_replace"));
 }
+
+#[test]
+fn tool_states_show_every_tool_with_its_gate_result() {
+    let e = engine();
+    let (mut conv, _) = in_card_replace(&e);
+    let lock = |conv: &Conversation| {
+        e.tool_states(conv)
+            .into_iter()
+            .find(|t| t.name == "lock_card")
+            .unwrap()
+    };
+    let before = lock(&conv);
+    assert!(!before.offered);
+    assert_eq!(
+        before.requires.as_deref(),
+        Some("session.project.selected_card_id")
+    );
+    assert_eq!(before.gate_holds, Some(false));
+    tool_sets(&e, &mut conv, "selected_card_id", json!("C-100")).unwrap();
+    let after = lock(&conv);
+    assert!(after.offered);
+    assert_eq!(after.gate_holds, Some(true));
+    let panel: Vec<String> = e
+        .tool_states(&conv)
+        .into_iter()
+        .filter(|t| t.offered)
+        .map(|t| t.name)
+        .collect();
+    let out = e.step(&mut conv, Input::User("and now?".into()));
+    assert_eq!(
+        offered(&out),
+        panel,
+        "the panel lists what the LLM is offered"
+    );
+}

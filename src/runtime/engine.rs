@@ -37,6 +37,19 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 
+/// A tool as the shell's `--debug` panel shows it after each turn (the
+/// seeds' Inspector: every tool with its current gate result).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolState {
+    pub name: String,
+    /// Offered in the current state.
+    pub offered: bool,
+    /// The `requires:` condition of a gated builder tool, as written.
+    pub requires: Option<String>,
+    /// Whether that condition holds now.
+    pub gate_holds: Option<bool>,
+}
+
 /// The framework tools (D1), run by the engine itself.
 pub const FRAMEWORK_TOOLS: &[&str] = &[
     "activate",
@@ -467,6 +480,38 @@ impl Engine {
             ),
             None => id.to_string(),
         }
+    }
+
+    /// Every tool of the current state: the offered ones in the order the
+    /// LLM sees them, then the active skill's builder tools that are not
+    /// offered (a gate unmet, or the post-search collapse), each with its
+    /// gate and whether the gate holds now.
+    pub fn tool_states(&self, conv: &Conversation) -> Vec<ToolState> {
+        let offered = self.offered_tools(conv);
+        let builder = conv
+            .active()
+            .and_then(|id| self.skill(id))
+            .map(|s| s.tools.as_slice())
+            .unwrap_or_default();
+        let state = |name: &str, offered: bool| {
+            let gate = builder
+                .iter()
+                .find(|t| t.name == name)
+                .and_then(|t| t.gate.as_ref());
+            ToolState {
+                name: name.to_string(),
+                offered,
+                requires: gate.map(|g| g.source.clone()),
+                gate_holds: gate.map(|g| self.gate_holds(conv, g)),
+            }
+        };
+        let mut out: Vec<ToolState> = offered.iter().map(|t| state(&t.name, true)).collect();
+        for t in builder {
+            if !offered.iter().any(|o| o.name == t.name) {
+                out.push(state(&t.name, false));
+            }
+        }
+        out
     }
 
     /// The request for the next LLM call.

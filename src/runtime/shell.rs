@@ -20,7 +20,7 @@
 //! an empty line does not interrupt anything.
 
 use crate::runtime::driver::{Session, TurnEnd};
-use crate::runtime::engine::Event;
+use crate::runtime::engine::{Event, ToolState};
 use crate::runtime::llm::LlmProvider;
 use std::cell::RefCell;
 use std::io::BufRead;
@@ -130,6 +130,11 @@ pub trait Terminal {
     fn turn_ended(&mut self, end: TurnEnd, events: &[Event]) {
         let _ = (end, events);
     }
+    /// After each turn: every tool of the new state, offered or not, with
+    /// its gate (`--debug` shows them, like the seeds' Inspector).
+    fn tools(&mut self, tools: &[ToolState]) {
+        let _ = tools;
+    }
 }
 
 /// Run the conversation: one turn per non-blank line of `lines`, until the
@@ -154,13 +159,64 @@ pub fn run<L: LlmProvider>(
         let next: &dyn LineSource = lines;
         let end = session.turn(&line, &mut |text| terminal.say(text), &|| next.waiting());
         terminal.turn_ended(end, &session.conv.events[start..]);
+        terminal.tools(&session.engine.tool_states(&session.conv));
     }
+}
+
+/// The `--debug` lines for the tools of a state: one `tools:` line with
+/// the offered tools (a gated one shows its condition), then one `hidden:`
+/// line per tool of the active skill that is not offered and why.
+pub fn tool_lines(tools: &[ToolState]) -> Vec<String> {
+    let offered: Vec<String> = tools
+        .iter()
+        .filter(|t| t.offered)
+        .map(|t| match &t.requires {
+            Some(r) => format!("{} [requires {r}: met]", t.name),
+            None => t.name.clone(),
+        })
+        .collect();
+    let mut lines = vec![format!("tools: {}", offered.join(", "))];
+    for t in tools.iter().filter(|t| !t.offered) {
+        lines.push(match (&t.requires, t.gate_holds) {
+            (Some(r), Some(false)) => format!("hidden: {} [requires {r}: not met]", t.name),
+            _ => format!(
+                "hidden: {} [withheld after search_knowledge this turn]",
+                t.name
+            ),
+        });
+    }
+    lines
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Cursor;
+
+    #[test]
+    fn tool_lines_show_gates_and_hidden_tools() {
+        let t =
+            |name: &str, offered: bool, requires: Option<&str>, holds: Option<bool>| ToolState {
+                name: name.into(),
+                offered,
+                requires: requires.map(Into::into),
+                gate_holds: holds,
+            };
+        let lines = tool_lines(&[
+            t("activate", true, None, None),
+            t("lock_card", true, Some("session.project.card"), Some(true)),
+            t("process", false, Some("session.x.ok == True"), Some(false)),
+            t("get_info", false, None, None),
+        ]);
+        assert_eq!(
+            lines,
+            [
+                "tools: activate, lock_card [requires session.project.card: met]",
+                "hidden: process [requires session.x.ok == True: not met]",
+                "hidden: get_info [withheld after search_knowledge this turn]",
+            ]
+        );
+    }
 
     #[test]
     fn read_lines_never_waits_and_trims_line_endings() {
