@@ -2,15 +2,11 @@
 //! tests through the binary with the real Python worker. These are the
 //! guarantees of the seeds' pages, shown on running models.
 
+mod common;
+
+use common::{copy_dir, python_available};
 use std::path::Path;
 use std::process::Command;
-
-fn python_available() -> bool {
-    Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 fn train_and_test(project: &str, tests: &str, expect_passed: usize) {
     if !python_available() {
@@ -114,41 +110,18 @@ fn a_tool_module_that_cannot_be_imported_stops_the_model_load() {
     if !python_available() {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let project = std::env::temp_dir().join(format!("maestro-conv-import-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&project);
-    let example = root.join("examples/card_bank");
-    for entry in walkdir::WalkDir::new(&example) {
-        let entry = entry.unwrap();
-        let target = project.join(entry.path().strip_prefix(&example).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-    let tools = project.join("skills/check_balance/tools.py");
-    let mut code = std::fs::read_to_string(&tools).unwrap();
+    let tools = "skills/check_balance/tools.py";
+    let mut code =
+        std::fs::read_to_string(common::root().join("examples/card_bank").join(tools)).unwrap();
     code.push_str("\nraise ImportError(\"missing backend\")\n");
-    std::fs::write(&tools, code).unwrap();
+    // Trained without the import probe, as from another machine.
+    let project = train_copy(
+        "examples/card_bank",
+        "conv-import",
+        &[(tools, code.as_str())],
+    );
     let bin = env!("CARGO_BIN_EXE_maestro");
     let out = project.join("models");
-    let trained = Command::new(bin)
-        .args([
-            "train",
-            "--quiet",
-            "--no-import-check",
-            "--fixed-model-name",
-            "m",
-        ])
-        .arg(&project)
-        .output()
-        .unwrap();
-    assert!(
-        trained.status.success(),
-        "{}",
-        String::from_utf8_lossy(&trained.stdout)
-    );
     let model = out.join("m.tar.gz");
     let tests = project.join("tests");
     let test_args = [tests.as_os_str(), "--model".as_ref(), model.as_os_str()];
@@ -255,16 +228,7 @@ fn train_copy(project: &str, tag: &str, edits: &[(&str, &str)]) -> std::path::Pa
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let copy = std::env::temp_dir().join(format!("maestro-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&copy);
-    for entry in walkdir::WalkDir::new(root.join(project)) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(root.join(project)).unwrap();
-        let target = copy.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+    copy_dir(&root.join(project), &copy);
     for (path, content) in edits {
         std::fs::write(copy.join(path), content).unwrap();
     }

@@ -3,6 +3,9 @@
 //! interrupts a turn. The tools run in the real Python worker (these tests
 //! are skipped with a note when `python3` is absent); the LLM is scripted.
 
+mod common;
+
+use common::python_available;
 use maestro::runtime::driver::{Session, TurnEnd};
 use maestro::runtime::engine::{Engine, Event};
 use maestro::runtime::llm::{LlmError, LlmProvider, Scripted};
@@ -12,21 +15,9 @@ use maestro::runtime::worker::{extract_package_in, Worker};
 use maestro::train::{train, Status, TrainOptions};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-fn python_available() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("note: python3 is not available; skipping the shell test");
-    }
-    ok
-}
 
 /// The runtime lab project, trained once; its engine (with a tool timeout
 /// long enough that only a cancellation can end `patient_tool` early) and

@@ -1,6 +1,9 @@
 //! `maestro train` and `maestro inspect`: archive contents, reproducible
 //! rebuilds, skipping unchanged projects, and clear errors on bad archives.
 
+mod common;
+
+use common::copy_dir;
 use maestro::train::{train, Status, TrainOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -258,20 +261,4 @@ fn the_checked_in_manifest_schema_is_current() {
         checked_in == current,
         "schema/manifest.schema.json is out of date: run `UPDATE_SCHEMA=1 cargo test --test train`"
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(from).unwrap();
-        if rel.starts_with("models") {
-            continue;
-        }
-        let target = to.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
