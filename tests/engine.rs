@@ -912,3 +912,25 @@ fn tool_states_show_every_tool_with_its_gate_result() {
         "the panel lists what the LLM is offered"
     );
 }
+
+#[test]
+fn activating_the_active_skill_again_is_a_note_not_a_new_run() {
+    let e = engine();
+    let (mut conv, _) = in_card_replace(&e);
+    e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"replacement_reason": "lost"}))),
+    );
+    let before = conv.events.len();
+    e.step(
+        &mut conv,
+        Input::Llm(call("activate", json!({"flow_id": "card_replace"}))),
+    );
+    assert!(last_tool_result(&conv).contains("already the active skill"));
+    assert_eq!(kinds(&conv.events[before..]), Vec::<Value>::new());
+    assert_eq!(
+        conv.memory["card_replace.replacement_reason"],
+        json!("lost")
+    );
+    assert_eq!(conv.stack.len(), 1);
+}

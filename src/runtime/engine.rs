@@ -742,6 +742,19 @@ impl Engine {
         // this turn (builder tools: in `builder`). `set_fields` and
         // `correct` check each field themselves, so that one bad field
         // gets its own message and does not block the others.
+        if call.name == "activate" && call.arguments["flow_id"].as_str() == conv.active() {
+            // Not in the enum, but not a mistake worth an error either.
+            let note = format!(
+                "`{}` is already the active skill; continue it.",
+                conv.active().unwrap_or_default()
+            );
+            self.record(
+                conv,
+                &call,
+                json!({"status": "already_active", "note": note}),
+            );
+            return None;
+        }
         let checked = FRAMEWORK_TOOLS.contains(&call.name.as_str())
             && !matches!(call.name.as_str(), "set_fields" | "correct");
         if checked {
