@@ -934,3 +934,142 @@ fn activating_the_active_skill_again_is_a_note_not_a_new_run() {
     );
     assert_eq!(conv.stack.len(), 1);
 }
+
+#[test]
+fn writes_inside_a_hook_do_not_trigger_hooks() {
+    let e = engine_with(|m| {
+        let skill = m
+            .skills
+            .iter_mut()
+            .find(|s| s.id == "card_replace")
+            .unwrap();
+        for (entry, function) in [
+            ("replacement_reason", "run_after_setting_replacement_reason"),
+            ("order_confirmed", "run_after_setting_order_confirmed"),
+        ] {
+            skill.hooks.retain(|h| h.entry != entry);
+            skill.hooks.push(Hook {
+                entry: entry.into(),
+                module: "skills/card_replace/tools.py".into(),
+                function: function.into(),
+            });
+        }
+    });
+    let (mut conv, _) = in_card_replace(&e);
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"replacement_reason": "lost"}))),
+    );
+    assert!(
+        matches!(&out.next, Next::RunTool(r) if r.function == "run_after_setting_replacement_reason")
+    );
+    // The hook writes a field that has a hook of its own...
+    tool_sets(&e, &mut conv, "order_confirmed", json!(true)).unwrap();
+    let out = e.step(&mut conv, Input::Tool(ToolOutcome::Ok(json!({}))));
+    // ...which does not run: the turn goes back to the LLM.
+    assert!(matches!(out.next, Next::CallLlm(_)), "{:?}", out.next);
+    assert_eq!(conv.memory["card_replace.order_confirmed"], json!(true));
+    // A top-level set_fields write of that field does run its hook.
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call(
+            "correct",
+            json!({"memory_key": "order_confirmed", "value": false}),
+        )),
+    );
+    assert!(
+        matches!(&out.next, Next::RunTool(r) if r.function == "run_after_setting_order_confirmed")
+    );
+}
+
+#[test]
+fn on_failure_is_sent_when_the_confirmed_tool_fails() {
+    let e = engine();
+    let mut conv = confirmable(&e);
+    e.step(&mut conv, Input::User("yes".into()));
+    e.step(
+        &mut conv,
+        Input::Llm(call(
+            "resolve_tool_confirmation",
+            json!({"confirmed": true}),
+        )),
+    );
+    let out = e.step(
+        &mut conv,
+        Input::Tool(ToolOutcome::Error("backend down".into())),
+    );
+    assert_eq!(
+        out.say,
+        ["Sorry, the replacement could not be ordered. Please try again later."]
+    );
+    assert!(matches!(out.next, Next::CallLlm(_)));
+}
+
+#[test]
+fn a_confirmation_without_responses_lets_the_llm_ask() {
+    let e = engine_with(|m| {
+        let skill = m
+            .skills
+            .iter_mut()
+            .find(|s| s.id == "card_replace")
+            .unwrap();
+        let tool = skill
+            .tools
+            .iter_mut()
+            .find(|t| t.name == "process_card_replacement")
+            .unwrap();
+        let conf = tool.confirmation.as_mut().unwrap();
+        conf.utter_for_confirmation = None;
+        conf.utter_on_user_denial = None;
+    });
+    let (mut conv, _) = in_card_replace(&e);
+    e.step(
+        &mut conv,
+        Input::Llm(call("set_fields", json!({"order_confirmed": true}))),
+    );
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call("process_card_replacement", json!({"express": false}))),
+    );
+    // Nothing is said by the engine; the LLM is asked to phrase the question.
+    assert!(out.say.is_empty());
+    assert!(conv.pending.is_some());
+    assert!(system_prompt(&out).contains("Ask them to confirm it now"));
+    e.step(&mut conv, Input::User("no thanks".into()));
+    let out = e.step(
+        &mut conv,
+        Input::Llm(call(
+            "resolve_tool_confirmation",
+            json!({"confirmed": false}),
+        )),
+    );
+    assert!(out.say.is_empty(), "the LLM phrases the denial");
+    assert!(matches!(out.next, Next::CallLlm(_)));
+    assert_eq!(executed(&conv, "process_card_replacement"), 0);
+}
+
+#[test]
+fn a_gate_that_cannot_be_evaluated_keeps_the_tool_hidden() {
+    let e = engine_with(|m| {
+        let skill = m
+            .skills
+            .iter_mut()
+            .find(|s| s.id == "card_replace")
+            .unwrap();
+        let tool = skill
+            .tools
+            .iter_mut()
+            .find(|t| t.name == "lock_card")
+            .unwrap();
+        // A text compared with a number: an evaluation error.
+        tool.gate = Some(maestro::manifest::Gate::compile(
+            "session.project.selected_card_id > 3",
+        ));
+    });
+    let (mut conv, _) = in_card_replace(&e);
+    tool_sets(&e, &mut conv, "selected_card_id", json!("C-100")).unwrap();
+    let out = e.step(&mut conv, Input::User("lock it".into()));
+    assert!(!offered(&out).contains(&"lock_card".to_string()));
+    e.step(&mut conv, Input::Llm(call("lock_card", json!({}))));
+    assert_eq!(executed(&conv, "lock_card"), 0, "fails closed");
+}
