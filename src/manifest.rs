@@ -93,6 +93,20 @@ pub struct Skill {
     pub hooks: Vec<Hook>,
 }
 
+/// The framework tools of the seeds (decision D1): run by the engine, and
+/// reserved (no builder tool, shared tool or import may take one of these
+/// names; `tools.reserved_name`).
+pub const FRAMEWORK_TOOLS: &[&str] = &[
+    "activate",
+    "complete_skill",
+    "cancel_skill",
+    "set_fields",
+    "correct",
+    "resolve_tool_confirmation",
+    "search_knowledge",
+    "cannot_help",
+];
+
 impl Manifest {
     /// Every Python module the runtime may call (tools, skill hooks and
     /// shared hooks), sorted, each once.

@@ -2,6 +2,9 @@
 //! Tool outcomes are fed by the test (the engine has no I/O), so these
 //! tests need no Python and no LLM.
 
+mod common;
+
+use common::unanswered;
 use maestro::manifest::Hook;
 use maestro::runtime::engine::{self, Conversation, Engine, Event, Input, Next, Output};
 use maestro::runtime::types::{ChatResponse, Role, ToolCall, ToolHost, ToolOutcome};
@@ -37,6 +40,26 @@ fn engine_with(edit: impl FnOnce(&mut maestro::manifest::Manifest)) -> Engine {
     let mut model = maestro::runtime::load_model(bytes).unwrap();
     edit(&mut model.manifest);
     Engine::new(model.manifest, model.knowledge)
+}
+
+/// The example's engine with post-write hooks of `card_replace` for these
+/// entries (`run_after_setting_<entry>` in its tools.py), replacing any.
+fn engine_with_hooks(entries: &[&str]) -> Engine {
+    engine_with(|m| {
+        let skill = m
+            .skills
+            .iter_mut()
+            .find(|s| s.id == "card_replace")
+            .unwrap();
+        for entry in entries {
+            skill.hooks.retain(|h| h.entry != *entry);
+            skill.hooks.push(Hook {
+                entry: entry.to_string(),
+                module: "skills/card_replace/tools.py".into(),
+                function: format!("run_after_setting_{entry}"),
+            });
+        }
+    })
 }
 
 fn call(name: &str, args: Value) -> ChatResponse {
@@ -251,18 +274,7 @@ fn the_gate_is_checked_again_when_a_confirmation_is_approved() {
 
 #[test]
 fn a_hook_error_rolls_the_write_back() {
-    let mut e = engine();
-    let skill = e
-        .manifest
-        .skills
-        .iter_mut()
-        .find(|s| s.id == "card_replace")
-        .unwrap();
-    skill.hooks.push(Hook {
-        entry: "replacement_reason".into(),
-        module: "skills/card_replace/tools.py".into(),
-        function: "run_after_setting_replacement_reason".into(),
-    });
+    let e = engine_with_hooks(&["replacement_reason"]);
     let (mut conv, _) = in_card_replace(&e);
     let out = e.step(
         &mut conv,
@@ -754,21 +766,6 @@ fn a_second_confirmation_is_refused_while_one_is_pending() {
     assert_eq!(executed(&conv, "process_card_replacement"), 0);
 }
 
-/// The ids of assistant `tool_calls` that no `tool` message answers
-/// (OpenAI-compatible servers reject such a history).
-fn unanswered(history: &[maestro::runtime::types::ChatMessage]) -> Vec<String> {
-    let answered: Vec<&str> = history
-        .iter()
-        .filter_map(|m| m.tool_call_id.as_deref())
-        .collect();
-    history
-        .iter()
-        .flat_map(|m| &m.tool_calls)
-        .filter(|c| !answered.contains(&c.id.as_str()))
-        .map(|c| c.id.clone())
-        .collect()
-}
-
 fn tool_result(conv: &Conversation, id: &str) -> String {
     conv.history
         .iter()
@@ -832,18 +829,7 @@ fn a_user_message_mid_turn_answers_the_calls_left_behind() {
 
 #[test]
 fn a_cancelled_hook_rolls_its_write_back_and_ends_the_turn() {
-    let mut e = engine();
-    let skill = e
-        .manifest
-        .skills
-        .iter_mut()
-        .find(|s| s.id == "card_replace")
-        .unwrap();
-    skill.hooks.push(Hook {
-        entry: "order_confirmed".into(),
-        module: "skills/card_replace/tools.py".into(),
-        function: "run_after_setting_order_confirmed".into(),
-    });
+    let e = engine_with_hooks(&["order_confirmed"]);
     let (mut conv, _) = in_card_replace(&e);
     // `order_confirmed` (hooked) is written first, `replacement_reason` next.
     let mut batch = call(
@@ -937,24 +923,7 @@ fn activating_the_active_skill_again_is_a_note_not_a_new_run() {
 
 #[test]
 fn writes_inside_a_hook_do_not_trigger_hooks() {
-    let e = engine_with(|m| {
-        let skill = m
-            .skills
-            .iter_mut()
-            .find(|s| s.id == "card_replace")
-            .unwrap();
-        for (entry, function) in [
-            ("replacement_reason", "run_after_setting_replacement_reason"),
-            ("order_confirmed", "run_after_setting_order_confirmed"),
-        ] {
-            skill.hooks.retain(|h| h.entry != entry);
-            skill.hooks.push(Hook {
-                entry: entry.into(),
-                module: "skills/card_replace/tools.py".into(),
-                function: function.into(),
-            });
-        }
-    });
+    let e = engine_with_hooks(&["replacement_reason", "order_confirmed"]);
     let (mut conv, _) = in_card_replace(&e);
     let out = e.step(
         &mut conv,

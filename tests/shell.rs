@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::python_available;
+use common::{python_available, unanswered};
 use maestro::runtime::driver::{Session, TurnEnd};
 use maestro::runtime::engine::{Engine, Event};
 use maestro::runtime::llm::{LlmError, LlmProvider, Scripted};
@@ -136,20 +136,6 @@ fn user_texts(messages: &[ChatMessage]) -> Vec<&str> {
         .iter()
         .filter(|m| m.role == Role::User)
         .filter_map(|m| m.content.as_deref())
-        .collect()
-}
-
-/// The ids of assistant `tool_calls` that no `tool` message answers.
-fn unanswered(messages: &[ChatMessage]) -> Vec<String> {
-    let answered: Vec<&str> = messages
-        .iter()
-        .filter_map(|m| m.tool_call_id.as_deref())
-        .collect();
-    messages
-        .iter()
-        .flat_map(|m| &m.tool_calls)
-        .filter(|c| !answered.contains(&c.id.as_str()))
-        .map(|c| c.id.clone())
         .collect()
 }
 

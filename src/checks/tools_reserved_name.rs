@@ -24,16 +24,7 @@ crate::declare_rule! {
 }
 
 /// The framework tools of the seeds (decision D1).
-pub const RESERVED: &[&str] = &[
-    "activate",
-    "complete_skill",
-    "cancel_skill",
-    "set_fields",
-    "correct",
-    "resolve_tool_confirmation",
-    "search_knowledge",
-    "cannot_help",
-];
+pub const RESERVED: &[&str] = crate::manifest::FRAMEWORK_TOOLS;
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     super::reserved_names(model, RESERVED, &RULE, "a built-in framework tool", out);

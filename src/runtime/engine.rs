@@ -50,17 +50,7 @@ pub struct ToolState {
     pub gate_holds: Option<bool>,
 }
 
-/// The framework tools (D1), run by the engine itself.
-pub const FRAMEWORK_TOOLS: &[&str] = &[
-    "activate",
-    "complete_skill",
-    "cancel_skill",
-    "set_fields",
-    "correct",
-    "resolve_tool_confirmation",
-    "search_knowledge",
-    "cannot_help",
-];
+pub use crate::manifest::FRAMEWORK_TOOLS;
 
 /// Maximum LLM calls in one turn.
 pub const MAX_ITERATIONS: u32 = 20;

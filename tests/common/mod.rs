@@ -34,3 +34,18 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The ids of assistant `tool_calls` that no `tool` message answers
+/// (OpenAI-compatible servers reject such a history).
+pub fn unanswered(history: &[maestro::runtime::types::ChatMessage]) -> Vec<String> {
+    let answered: Vec<&str> = history
+        .iter()
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .collect();
+    history
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .filter(|c| !answered.contains(&c.id.as_str()))
+        .map(|c| c.id.clone())
+        .collect()
+}
