@@ -253,7 +253,7 @@ impl Conversation {
         self.stack.iter().any(|f| f.skill == skill)
     }
 
-    /// The tools offered by the last LLM request (for tests and debugging).
+    /// The number of user turns so far.
     pub fn turn(&self) -> u32 {
         self.turn
     }
@@ -688,28 +688,25 @@ impl Engine {
 
     /// Answer a call with an error without running it.
     fn refuse(&self, conv: &mut Conversation, call: &ToolCall, reason: String) {
-        conv.events.push(Event::ToolRefused {
-            name: call.name.clone(),
-            arguments: call.arguments.clone(),
-            reason: reason.clone(),
-        });
-        self.respond(conv, call, error_json(reason));
+        let result = error_json(reason.clone());
+        self.refuse_with(conv, call, reason, result);
     }
 
     /// Refuse a call whose arguments do not match the offered schema (the
     /// LLM may retry with valid ones).
     fn refuse_arguments(&self, conv: &mut Conversation, call: &ToolCall, why: &str) {
         let reason = format!("Invalid tool arguments: {why}");
+        let result = json!({"error": reason, "retryable": true, "code": "invalid_arguments"});
+        self.refuse_with(conv, call, reason, result);
+    }
+
+    fn refuse_with(&self, conv: &mut Conversation, call: &ToolCall, reason: String, result: Value) {
         conv.events.push(Event::ToolRefused {
             name: call.name.clone(),
             arguments: call.arguments.clone(),
-            reason: reason.clone(),
+            reason,
         });
-        self.respond(
-            conv,
-            call,
-            json!({"error": reason, "retryable": true, "code": "invalid_arguments"}),
-        );
+        self.respond(conv, call, result);
     }
 
     /// Handle one tool call; `Some(run)` when Python must run it.
