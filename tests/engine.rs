@@ -8,7 +8,6 @@ use common::unanswered;
 use maestro::manifest::Hook;
 use maestro::runtime::engine::{self, Conversation, Engine, Event, Input, Next, Output};
 use maestro::runtime::types::{ChatResponse, Role, ToolCall, ToolHost, ToolOutcome};
-use maestro::train::{train, Status, TrainOptions};
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
@@ -19,38 +18,37 @@ fn engine() -> Engine {
 /// The example's engine, with the manifest edited first.
 fn engine_with(edit: impl FnOnce(&mut maestro::manifest::Manifest)) -> Engine {
     static MODEL: OnceLock<Vec<u8>> = OnceLock::new();
-    let bytes = MODEL.get_or_init(|| {
-        let out = std::env::temp_dir().join(format!("maestro-engine-{}", std::process::id()));
-        let opts = TrainOptions {
-            out_dir: Some(out.clone()),
-            fixed_name: Some("m".into()),
-            import_check: false,
-            force: true,
-            ..Default::default()
-        };
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/card_bank");
-        let report = train(&root, &opts, &mut |_| {}).unwrap();
-        let Status::Written { path, .. } = report.status else {
-            panic!("trained")
-        };
-        let bytes = std::fs::read(&path).unwrap();
-        let _ = std::fs::remove_dir_all(&out);
-        bytes
-    });
+    let bytes = MODEL.get_or_init(|| common::trained_model("examples/card_bank", "engine"));
     let mut model = maestro::runtime::load_model(bytes).unwrap();
     edit(&mut model.manifest);
     Engine::new(model.manifest, model.knowledge)
+}
+
+/// The `card_replace` skill of a manifest being edited.
+fn card_replace(m: &mut maestro::manifest::Manifest) -> &mut maestro::manifest::Skill {
+    m.skills
+        .iter_mut()
+        .find(|s| s.id == "card_replace")
+        .unwrap()
+}
+
+/// A tool of `card_replace` in a manifest being edited.
+fn card_tool<'a>(
+    m: &'a mut maestro::manifest::Manifest,
+    name: &str,
+) -> &'a mut maestro::manifest::Tool {
+    card_replace(m)
+        .tools
+        .iter_mut()
+        .find(|t| t.name == name)
+        .unwrap()
 }
 
 /// The example's engine with post-write hooks of `card_replace` for these
 /// entries (`run_after_setting_<entry>` in its tools.py), replacing any.
 fn engine_with_hooks(entries: &[&str]) -> Engine {
     engine_with(|m| {
-        let skill = m
-            .skills
-            .iter_mut()
-            .find(|s| s.id == "card_replace")
-            .unwrap();
+        let skill = card_replace(m);
         for entry in entries {
             skill.hooks.retain(|h| h.entry != *entry);
             skill.hooks.push(Hook {
@@ -977,16 +975,7 @@ fn on_failure_is_sent_when_the_confirmed_tool_fails() {
 #[test]
 fn a_confirmation_without_responses_lets_the_llm_ask() {
     let e = engine_with(|m| {
-        let skill = m
-            .skills
-            .iter_mut()
-            .find(|s| s.id == "card_replace")
-            .unwrap();
-        let tool = skill
-            .tools
-            .iter_mut()
-            .find(|t| t.name == "process_card_replacement")
-            .unwrap();
+        let tool = card_tool(m, "process_card_replacement");
         let conf = tool.confirmation.as_mut().unwrap();
         conf.utter_for_confirmation = None;
         conf.utter_on_user_denial = None;
@@ -1020,16 +1009,7 @@ fn a_confirmation_without_responses_lets_the_llm_ask() {
 #[test]
 fn a_gate_that_cannot_be_evaluated_keeps_the_tool_hidden() {
     let e = engine_with(|m| {
-        let skill = m
-            .skills
-            .iter_mut()
-            .find(|s| s.id == "card_replace")
-            .unwrap();
-        let tool = skill
-            .tools
-            .iter_mut()
-            .find(|t| t.name == "lock_card")
-            .unwrap();
+        let tool = card_tool(m, "lock_card");
         // A text compared with a number: an evaluation error.
         tool.gate = Some(maestro::manifest::Gate::compile(
             "session.project.selected_card_id > 3",

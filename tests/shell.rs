@@ -12,9 +12,7 @@ use maestro::runtime::llm::{LlmError, LlmProvider, Scripted};
 use maestro::runtime::shell::{self, ReadLines, Terminal, TypeAhead};
 use maestro::runtime::types::{ChatMessage, ChatRequest, ChatResponse, Role, ToolCall};
 use maestro::runtime::worker::{extract_package_in, Worker};
-use maestro::train::{train, Status, TrainOptions};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -25,24 +23,7 @@ use std::time::{Duration, Instant};
 fn lab(name: &str) -> (Engine, Worker) {
     static MODEL: OnceLock<Vec<u8>> = OnceLock::new();
     let base = std::env::temp_dir().join(format!("maestro-shell-lib-{}", std::process::id()));
-    let bytes = MODEL.get_or_init(|| {
-        let out = base.join("model");
-        let opts = TrainOptions {
-            out_dir: Some(out.clone()),
-            fixed_name: Some("m".into()),
-            import_check: false,
-            force: true,
-            ..Default::default()
-        };
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/projects/runtime");
-        let report = train(&root, &opts, &mut |_| {}).unwrap();
-        let Status::Written { path, .. } = report.status else {
-            panic!("trained")
-        };
-        let bytes = std::fs::read(&path).unwrap();
-        let _ = std::fs::remove_dir_all(&out);
-        bytes
-    });
+    let bytes = MODEL.get_or_init(|| common::trained_model("tests/projects/runtime", "shell-lib"));
     let model = maestro::runtime::load_model(bytes).unwrap();
     let dir = extract_package_in(&base.join("packages"), &model.files, name).unwrap();
     let mut engine = Engine::new(model.manifest, model.knowledge);

@@ -49,3 +49,25 @@ pub fn unanswered(history: &[maestro::runtime::types::ChatMessage]) -> Vec<Strin
         .map(|c| c.id.clone())
         .collect()
 }
+
+/// Train `project` (relative to the repository root) without the import
+/// probe and return the archive's bytes; `tag` keeps parallel test crates'
+/// output folders apart.
+pub fn trained_model(project: &str, tag: &str) -> Vec<u8> {
+    use maestro::train::{train, Status, TrainOptions};
+    let out = std::env::temp_dir().join(format!("maestro-{tag}-{}", std::process::id()));
+    let opts = TrainOptions {
+        out_dir: Some(out.clone()),
+        fixed_name: Some("m".into()),
+        import_check: false,
+        force: true,
+        ..Default::default()
+    };
+    let report = train(&root().join(project), &opts, &mut |_| {}).unwrap();
+    let Status::Written { path, .. } = report.status else {
+        panic!("{project} was not trained")
+    };
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_dir_all(&out);
+    bytes
+}
