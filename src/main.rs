@@ -423,11 +423,13 @@ impl maestro::runtime::shell::Terminal for ShellTerminal {
         }
     }
 
+    fn shows_tools(&self) -> bool {
+        self.debug
+    }
+
     fn tools(&mut self, tools: &[maestro::runtime::engine::ToolState]) {
-        if self.debug {
-            for line in maestro::runtime::shell::tool_lines(tools) {
-                eprintln!("{line}");
-            }
+        for line in maestro::runtime::shell::tool_lines(tools) {
+            eprintln!("{line}");
         }
     }
 }

@@ -673,8 +673,9 @@ impl Engine {
     }
 
     /// Answer a call that ran in the engine and record it as executed
-    /// (every dispatched call is, framework tools included). A result with
-    /// a non-null `error` counts as an error.
+    /// (every call that runs is recorded, framework tools included; a
+    /// refused one gets `tool_refused` instead). A result with a non-null
+    /// `error` counts as an error.
     fn record(&self, conv: &mut Conversation, call: &ToolCall, result: Value) {
         let is_error = result.get("error").is_some_and(|e| !e.is_null());
         conv.events.push(Event::ToolExecuted {

@@ -130,6 +130,11 @@ pub trait Terminal {
     fn turn_ended(&mut self, end: TurnEnd, events: &[Event]) {
         let _ = (end, events);
     }
+    /// Whether [`Terminal::tools`] wants the tool list after each turn
+    /// (it is only built then).
+    fn shows_tools(&self) -> bool {
+        false
+    }
     /// After each turn: every tool of the new state, offered or not, with
     /// its gate (`--debug` shows them, like the seeds' Inspector).
     fn tools(&mut self, tools: &[ToolState]) {
@@ -159,7 +164,9 @@ pub fn run<L: LlmProvider>(
         let next: &dyn LineSource = lines;
         let end = session.turn(&line, &mut |text| terminal.say(text), &|| next.waiting());
         terminal.turn_ended(end, &session.conv.events[start..]);
-        terminal.tools(&session.engine.tool_states(&session.conv));
+        if terminal.shows_tools() {
+            terminal.tools(&session.engine.tool_states(&session.conv));
+        }
     }
 }
 
